@@ -1,0 +1,188 @@
+// attention.cpp: the forward pass, written as the page's numbered passes.
+#include "attention.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "error.hpp"
+
+namespace ap {
+
+namespace {
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+std::string shape(const Matrix& m) {
+  return std::to_string(m.rows()) + "x" + std::to_string(m.cols());
+}
+
+void require_finite(MatrixRef m, const char* name) {
+  if (!m.allFinite())
+    throw Error("non_finite", std::string(name) +
+                                  " contains NaN or infinity: every entry must be a finite number");
+}
+
+void require_shape(const Matrix& m, Eigen::Index rows, Eigen::Index cols, const char* name,
+                   const char* why) {
+  if (m.rows() != rows || m.cols() != cols)
+    throw Error("shape_mismatch", std::string(name) + " is " + shape(m) + " but must be " +
+                                      std::to_string(rows) + "x" + std::to_string(cols) + " (" +
+                                      why + ")");
+}
+
+void validate_options(const AttentionOptions& opt) {
+  if (opt.heads < 1 || opt.heads > kMaxHeads)
+    throw Error("bad_heads", "heads must be between 1 and " + std::to_string(kMaxHeads) +
+                                 ", got " + std::to_string(opt.heads));
+  if (!(opt.temperature > 0.0f) || !(opt.temperature <= kMaxTemperature))
+    throw Error("bad_temperature", "temperature must be greater than 0 and at most " +
+                                       std::to_string(static_cast<int>(kMaxTemperature)) +
+                                       ", got " + std::to_string(opt.temperature));
+}
+}  // namespace
+
+Matrix softmax_rows(MatrixRef x, float temperature) {
+  Matrix out(x.rows(), x.cols());
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    const float m = x.row(i).maxCoeff();
+    if (m == kNegInf || std::isnan(m)) {  // nothing visible (cannot happen with a causal mask)
+      out.row(i).setConstant(x.cols() > 0 ? 1.0f / static_cast<float>(x.cols()) : 0.0f);
+      continue;
+    }
+    float sum = 0.0f;
+    for (Eigen::Index j = 0; j < x.cols(); ++j) {
+      const float v = x(i, j);
+      // +inf ties with the max; everything else is finite or -inf
+      const float shifted = (v == m) ? 0.0f : (v - m) / temperature;
+      const float e = std::exp(shifted);
+      out(i, j) = e;
+      sum += e;
+    }
+    out.row(i) /= sum;
+  }
+  return out;
+}
+
+Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
+  validate_options(opt);
+  const int n = static_cast<int>(X.rows());
+  const int d_model = static_cast<int>(X.cols());
+  if (n < 1) throw Error("empty_input", "X has no rows: give at least one token vector");
+  if (n > kMaxSequence)
+    throw Error("too_many_tokens", "X has " + std::to_string(n) + " rows; the limit is " +
+                                       std::to_string(kMaxSequence));
+  if (d_model < 1 || d_model > kMaxDModel)
+    throw Error("bad_d_model", "d_model (the columns of X) must be between 1 and " +
+                                   std::to_string(kMaxDModel) + ", got " + std::to_string(d_model));
+  const Eigen::Index hd = w.W_Q.cols();
+  if (hd < 1 || hd % opt.heads != 0)
+    throw Error("shape_mismatch", "W_Q has " + std::to_string(hd) +
+                                      " columns, which must be heads x d_k (heads = " +
+                                      std::to_string(opt.heads) + ")");
+  const int h = opt.heads;
+  const int d_k = static_cast<int>(hd / h);
+  require_shape(w.W_Q, d_model, hd, "W_Q", "d_model x heads*d_k");
+  require_shape(w.W_K, d_model, hd, "W_K", "d_model x heads*d_k");
+  require_shape(w.W_V, d_model, hd, "W_V", "d_model x heads*d_k");
+  if (w.W_O.size() != 0) require_shape(w.W_O, hd, d_model, "W_O", "heads*d_k x d_model");
+  require_finite(X, "X");
+  require_finite(w.W_Q, "W_Q");
+  require_finite(w.W_K, "W_K");
+  require_finite(w.W_V, "W_V");
+  require_finite(w.W_O, "W_O");
+
+  Trace t;
+  t.n = n;
+  t.d_model = d_model;
+  t.heads = h;
+  t.d_k = d_k;
+  t.options = opt;
+  t.scale_factor = opt.scale ? 1.0f / std::sqrt(static_cast<float>(d_k)) : 1.0f;
+  t.X = X;
+  t.concat.resize(n, hd);
+  t.head.resize(h);
+  for (int i = 0; i < h; ++i) {
+    HeadTrace& H = t.head[i];
+    H.W_Q = w.W_Q.middleCols(i * d_k, d_k);
+    H.W_K = w.W_K.middleCols(i * d_k, d_k);
+    H.W_V = w.W_V.middleCols(i * d_k, d_k);
+    // pass 1: project. Q, K, V: n x d_k
+    H.Q.noalias() = t.X * H.W_Q;
+    H.K.noalias() = t.X * H.W_K;
+    H.V.noalias() = t.X * H.W_V;
+    // pass 2: score. scores: n x n, row i = query i, column j = key j
+    H.scores.noalias() = H.Q * H.K.transpose();
+    // pass 3: scale by 1/sqrt(d_k)
+    H.scaled = H.scores * t.scale_factor;
+    // pass 4: mask the future (j > i) with -inf
+    H.masked = H.scaled;
+    if (opt.causal)
+      for (int r = 0; r < n; ++r)
+        for (int c = r + 1; c < n; ++c) H.masked(r, c) = kNegInf;
+    // pass 5: softmax each row (with temperature)
+    H.weights = softmax_rows(H.masked, opt.temperature);
+    // pass 6: mix values. output: n x d_k, row i = sum_j weights(i, j) V_j
+    H.output.noalias() = H.weights * H.V;
+    // pass 7: merge heads (concatenate)
+    t.concat.middleCols(i * d_k, d_k) = H.output;
+  }
+  // pass 8: output projection
+  if (w.W_O.size() != 0) {
+    t.W_O = w.W_O;
+  } else {
+    t.W_O = Matrix::Identity(hd, hd);
+  }
+  t.output.noalias() = t.concat * t.W_O;
+  if (!t.output.allFinite())
+    throw Error("overflow", "the numbers grew beyond float32 range (about 3.4e38): use smaller "
+                            "inputs or weights");
+  return t;
+}
+
+SoftmaxSteps softmax_steps(const RowVector& scores, float temperature) {
+  if (!(temperature > 0.0f) || !(temperature <= kMaxTemperature))
+    throw Error("bad_temperature", "temperature must be greater than 0 and at most " +
+                                       std::to_string(static_cast<int>(kMaxTemperature)));
+  if (scores.size() < 1) throw Error("empty_input", "give at least one score");
+  if (scores.size() > kMaxSequence)
+    throw Error("too_many_scores", "at most " + std::to_string(kMaxSequence) + " scores");
+  for (Eigen::Index j = 0; j < scores.size(); ++j)
+    if (std::isnan(scores[j]) || scores[j] == std::numeric_limits<float>::infinity())
+      throw Error("non_finite", "scores must be numbers (-inf is allowed, meaning masked)");
+  SoftmaxSteps s;
+  s.input = scores;
+  s.max = scores.maxCoeff();
+  s.shifted.resize(scores.size());
+  for (Eigen::Index j = 0; j < scores.size(); ++j)
+    s.shifted[j] = s.max == kNegInf ? 0.0f : (scores[j] - s.max) / temperature;
+  s.exps = s.shifted.array().exp().matrix();
+  s.sum = s.exps.sum();
+  s.weights = s.exps / s.sum;
+  return s;
+}
+
+DotSteps dot_steps(const RowVector& q, const RowVector& k) {
+  if (q.size() != k.size() || q.size() < 1)
+    throw Error("shape_mismatch", "q and k must have the same, non-zero length");
+  DotSteps d;
+  d.products = q.cwiseProduct(k);
+  d.dot = d.products.sum();
+  d.norm_q = q.norm();
+  d.norm_k = k.norm();
+  const float denom = d.norm_q * d.norm_k;
+  d.cosine = denom > 0.0f ? std::max(-1.0f, std::min(1.0f, d.dot / denom)) : 0.0f;
+  d.angle_degrees = std::acos(d.cosine) * 57.29577951308232f;
+  d.scaled = d.dot / std::sqrt(static_cast<float>(q.size()));
+  return d;
+}
+
+float finite_range(const RowVector& row) {
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (Eigen::Index j = 0; j < row.size(); ++j) {
+    if (!std::isfinite(row[j])) continue;
+    lo = std::min(lo, row[j]);
+    hi = std::max(hi, row[j]);
+  }
+  return hi >= lo ? hi - lo : 0.0f;
+}
+
+}  // namespace ap

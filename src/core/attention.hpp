@@ -1,0 +1,86 @@
+// attention.hpp: multi-head scaled dot-product attention that keeps every intermediate stage.
+// The passes are numbered exactly as the page's steps: project, score, scale, mask, softmax,
+// mix values, merge heads. This is the readable reference; it is not a training graph.
+//
+// Shapes: n tokens, d_model, h heads, d_k per head.
+//   X: n x d_model.  W_Q, W_K, W_V: d_model x (h*d_k); head i uses columns [i*d_k, (i+1)*d_k).
+//   W_O: (h*d_k) x d_model.
+#pragma once
+#include <limits>
+#include <vector>
+
+#include "matrix.hpp"
+
+namespace ap {
+
+constexpr int kMaxDModel = 1024;
+constexpr int kMaxHeads = 16;
+constexpr int kMaxSequence = 512;
+constexpr float kMaxTemperature = 1000.0f;
+
+struct AttentionOptions {
+  int heads = 1;
+  bool causal = false;       // query i may only look at keys j <= i
+  bool scale = true;         // divide scores by sqrt(d_k)
+  float temperature = 1.0f;  // softmax(masked / temperature); > 0
+};
+
+struct Weights {
+  Matrix W_Q, W_K, W_V;  // d_model x (h*d_k)
+  Matrix W_O;            // (h*d_k) x d_model; empty means "no output projection" (identity)
+};
+
+struct HeadTrace {
+  Matrix W_Q, W_K, W_V;  // d_model x d_k, this head's columns
+  Matrix Q, K, V;        // n x d_k        pass 1: project
+  Matrix scores;         // n x n, row = query i, column = key j   pass 2: score = Q K^T
+  Matrix scaled;         // n x n                                   pass 3: scale
+  Matrix masked;         // n x n, -inf where j > i when causal     pass 4: mask
+  Matrix weights;        // n x n, rows sum to 1                    pass 5: softmax
+  Matrix output;         // n x d_k                                 pass 6: mix values
+};
+
+struct Trace {
+  int n = 0, d_model = 0, heads = 0, d_k = 0;
+  AttentionOptions options;
+  float scale_factor = 1.0f;  // 1/sqrt(d_k), or 1 when scaling is off
+  Matrix X;                   // n x d_model
+  std::vector<HeadTrace> head;
+  Matrix concat;  // n x (h*d_k)                                    pass 7: merge heads
+  Matrix W_O;     // (h*d_k) x d_model (identity when none was given)
+  Matrix output;  // n x d_model
+};
+
+// Validates shapes, finiteness and options (throws ap::Error), then runs every pass.
+Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt);
+
+// Stable row softmax of (x / temperature): subtracts the row max before dividing, so huge
+// scores, -inf (masked) entries and tiny temperatures never produce NaN. Ties share equally.
+Matrix softmax_rows(MatrixRef x, float temperature = 1.0f);
+
+// The softmax of one row, step by step, for the page's "enter raw scores yourself" panel.
+struct SoftmaxSteps {
+  RowVector input;    // as given
+  float max = 0;      // row maximum
+  RowVector shifted;  // (input - max) / temperature
+  RowVector exps;     // exp(shifted)
+  float sum = 0;      // sum of exps
+  RowVector weights;  // exps / sum
+};
+SoftmaxSteps softmax_steps(const RowVector& scores, float temperature = 1.0f);
+
+// One score cell explained: q . k as element-wise products, norms and the angle between them.
+struct DotSteps {
+  RowVector products;  // q_t * k_t
+  float dot = 0;       // sum of products
+  float norm_q = 0, norm_k = 0;
+  float cosine = 0;         // dot / (|q||k|), 0 when either is zero
+  float angle_degrees = 0;  // acos(cosine)
+  float scaled = 0;         // dot / sqrt(d_k)
+};
+DotSteps dot_steps(const RowVector& q, const RowVector& k);
+
+// How spread out a row is: max - min over its finite entries (the "why sqrt(d_k)" numbers).
+float finite_range(const RowVector& row);
+
+}  // namespace ap

@@ -1,0 +1,117 @@
+// model.cpp: settings validation, seeded embeddings and weights, positions.
+#include "model.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "error.hpp"
+#include "rng.hpp"
+
+namespace ap {
+
+namespace {
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+Matrix normal_matrix(int rows, int cols, std::uint64_t seed, double stddev) {
+  Rng rng(seed);
+  Matrix m(rows, cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) m(r, c) = static_cast<float>(rng.normal() * stddev);
+  return m;
+}
+
+// stream ids, so W_Q does not change when W_K's shape does
+constexpr std::uint64_t kStreamQ = 1, kStreamK = 2, kStreamV = 3, kStreamO = 4;
+}  // namespace
+
+int validate(const Settings& s) {
+  if (s.d_model < 1 || s.d_model > kMaxDModel)
+    throw Error("bad_d_model", "d_model must be between 1 and " + std::to_string(kMaxDModel) +
+                                   ", got " + std::to_string(s.d_model));
+  if (s.heads < 1 || s.heads > kMaxHeads)
+    throw Error("bad_heads", "heads must be between 1 and " + std::to_string(kMaxHeads) +
+                                 ", got " + std::to_string(s.heads));
+  int d_k = s.d_k;
+  if (d_k == 0) {
+    if (s.d_model % s.heads != 0)
+      throw Error("heads_divide", "heads (" + std::to_string(s.heads) +
+                                      ") must divide d_model (" + std::to_string(s.d_model) +
+                                      "), or give d_k explicitly");
+    d_k = s.d_model / s.heads;
+  }
+  if (d_k < 1 || d_k > kMaxDModel)
+    throw Error("bad_d_k", "d_k must be between 1 and " + std::to_string(kMaxDModel) + ", got " +
+                               std::to_string(d_k));
+  if (!(s.temperature > 0.0f) || !(s.temperature <= kMaxTemperature))
+    throw Error("bad_temperature", "temperature must be greater than 0 and at most " +
+                                       std::to_string(static_cast<int>(kMaxTemperature)));
+  if (s.max_tokens < 1 || s.max_tokens > kMaxTokensLimit)
+    throw Error("bad_max_tokens", "max tokens must be between 1 and " +
+                                      std::to_string(kMaxTokensLimit) + ", got " +
+                                      std::to_string(s.max_tokens));
+  return d_k;
+}
+
+RowVector token_embedding(std::string_view text, TokenKind kind, int d_model, std::uint64_t seed) {
+  const std::string key = kind == TokenKind::Word ? lower_ascii(text) : std::string(text);
+  Rng rng(mix_seed(seed, hash_text(key)));
+  RowVector v(d_model);
+  for (int c = 0; c < d_model; ++c) v[c] = static_cast<float>(rng.normal());
+  return v;
+}
+
+Matrix positional_encoding(int n, int d_model) {
+  Matrix pe(n, d_model);
+  for (int pos = 0; pos < n; ++pos) {
+    for (int c = 0; c < d_model; ++c) {
+      const int pair = c / 2;
+      const double angle = pos / std::pow(10000.0, (2.0 * pair) / d_model);
+      pe(pos, c) = static_cast<float>(c % 2 == 0 ? std::sin(angle) : std::cos(angle));
+    }
+  }
+  return pe;
+}
+
+Matrix embed(const std::vector<Token>& tokens, const Settings& s) {
+  const int n = static_cast<int>(tokens.size());
+  Matrix X(n, s.d_model);
+  for (int i = 0; i < n; ++i)
+    X.row(i) = token_embedding(tokens[i].text, tokens[i].kind, s.d_model, s.seed);
+  if (s.positions) X += positional_encoding(n, s.d_model);
+  return X;
+}
+
+Weights random_weights(int d_model, int heads, int d_k, std::uint64_t seed, bool tie_qk) {
+  const int hd = heads * d_k;
+  const double sd_in = 1.0 / std::sqrt(static_cast<double>(d_model));
+  const double sd_out = 1.0 / std::sqrt(static_cast<double>(hd));
+  Weights w;
+  w.W_Q = normal_matrix(d_model, hd, mix_seed(seed, kStreamQ), sd_in);
+  w.W_K = tie_qk ? w.W_Q : normal_matrix(d_model, hd, mix_seed(seed, kStreamK), sd_in);
+  w.W_V = normal_matrix(d_model, hd, mix_seed(seed, kStreamV), sd_in);
+  w.W_O = normal_matrix(hd, d_model, mix_seed(seed, kStreamO), sd_out);
+  return w;
+}
+
+TextTrace trace_text(std::string_view text, const Settings& s, const Lexicon& lex) {
+  const int d_k = validate(s);
+  TextTrace out;
+  out.settings = s;
+  out.tokens = tokenize(text, lex, s.max_tokens);
+  const Matrix X = embed(out.tokens, s);
+  const Weights w = random_weights(s.d_model, s.heads, d_k, s.seed, s.tie_qk);
+  AttentionOptions opt;
+  opt.heads = s.heads;
+  opt.causal = s.causal;
+  opt.scale = s.scale;
+  opt.temperature = s.temperature;
+  out.trace = attend(X, w, opt);
+  return out;
+}
+
+}  // namespace ap

@@ -1,0 +1,54 @@
+// model.hpp: from a sentence to a trace. Settings, seeded random embeddings and weights, and
+// sinusoidal positions. Not the attention maths (attention.hpp) and not tokenizing (tokenizer.hpp).
+#pragma once
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "attention.hpp"
+#include "tokenizer.hpp"
+
+namespace ap {
+
+struct Settings {
+  int d_model = 8;
+  int heads = 2;
+  int d_k = 0;  // 0 = d_model / heads (then heads must divide d_model)
+  bool causal = false;
+  bool scale = true;
+  float temperature = 1.0f;
+  bool tie_qk = false;     // W_K = W_Q: scores become symmetric
+  bool positions = true;   // add sinusoidal positional encoding to X
+  std::uint64_t seed = 42;
+  int max_tokens = kDefaultMaxTokens;
+};
+
+// Throws ap::Error naming the first bad setting (bad_d_model, bad_heads, heads_divide, bad_d_k,
+// bad_temperature, bad_max_tokens). Returns the effective d_k.
+int validate(const Settings& s);
+
+// The embedding of one token text: d_model standard normals from a stream seeded by the text
+// (English lower-cased) and the seed, so the same word always gets the same vector.
+RowVector token_embedding(std::string_view text, TokenKind kind, int d_model, std::uint64_t seed);
+
+// PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(same). n x d_model.
+Matrix positional_encoding(int n, int d_model);
+
+// X = embeddings (+ positions): n x d_model
+Matrix embed(const std::vector<Token>& tokens, const Settings& s);
+
+// Seeded weights, entries N(0, 1/d_model) for W_Q/W_K/W_V and N(0, 1/(h*d_k)) for W_O, so that
+// Q, K, V entries are about unit size and sqrt(d_k) scaling does what the textbook says.
+Weights random_weights(int d_model, int heads, int d_k, std::uint64_t seed, bool tie_qk);
+
+struct TextTrace {
+  std::vector<Token> tokens;
+  Settings settings;
+  Trace trace;
+};
+
+// tokenize -> embed -> attend, with seeded random weights.
+TextTrace trace_text(std::string_view text, const Settings& s,
+                     const Lexicon& lex = default_lexicon());
+
+}  // namespace ap
