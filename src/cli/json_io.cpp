@@ -137,10 +137,11 @@ AttendInput parse_attend_input(std::string_view text) {
                                         " levels deep; matrices need only 2");
           return true;
         });
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error for bad syntax; out_of_range for numbers like 1e99999 (found by fuzzing)
     std::string what = e.what();
-    const std::size_t p = what.find("parse error");
-    bad("not valid JSON: " + (p == std::string::npos ? what : what.substr(p)));
+    const std::size_t p = what.find("] ");
+    bad("not valid JSON: " + (p == std::string::npos ? what : what.substr(p + 2)));
   }
   if (!j.is_object())
     bad("the input must be a JSON object with X, W_Q, W_K, W_V (and optionally W_O, heads, "
