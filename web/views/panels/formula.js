@@ -1,0 +1,121 @@
+// formula.js: Attention(Q,K,V) = softmax(QKᵀ/√d_k)V as MathML built with createElementNS (no
+// font bundle, no TeX). Each term is focusable; hover or focus explains it and highlights its
+// matrices. It does not compute: √d_k is the core's norm of a d_k-long vector of ones.
+
+import { uid, el, mathml, num, fmt, clear } from './util.js';
+
+// term -> the matrices it names on the page (the trace's field names)
+const TERMS = [
+  { id: 'attention', highlight: ['output'] },
+  { id: 'softmax', highlight: ['weights'] },
+  { id: 'Q', highlight: ['Q'] },
+  { id: 'KT', highlight: ['K'] },
+  { id: 'sqrt', highlight: ['scores', 'scaled'] },
+  { id: 'V', highlight: ['V'] },
+];
+
+export class FormulaPanel {
+  constructor(container, { core, t, onHighlight = () => {} }) {
+    this.core = core;
+    this.t = t;
+    this.onHighlight = onHighlight;
+    this.active = null;
+    this.dk = 0;
+    this.sqrtDk = NaN;
+    this.scale = true;
+    const titleId = uid('pn-title');
+    this.root = el('section', { class: 'pn-panel pn-formula', 'aria-labelledby': titleId });
+    this.title = el('h2', { id: titleId, class: 'pn-title' });
+    this.intro = el('p', { class: 'pn-intro' });
+    this.mathBox = el('div', { class: 'pn-math-box' });
+    this.explain = el('p', { class: 'pn-term-explain', 'aria-live': 'polite' });
+    this.sqrtLine = el('p', { class: 'pn-sqrt-line' });
+    this.root.append(this.title, this.intro, this.mathBox, this.explain, this.sqrtLine);
+    container.append(this.root);
+    this.terms = new Map();
+    this.buildMath();
+  }
+
+  term(id, child) {
+    const node = mathml('mrow', { class: 'pn-term', tabindex: '0', 'data-term': id }, [child].flat());
+    const spec = TERMS.find((x) => x.id === id);
+    const on = () => this.activate(id, spec.highlight);
+    node.addEventListener('mouseenter', on);
+    node.addEventListener('focus', on);
+    node.addEventListener('mouseleave', () => { if (document.activeElement !== node) this.deactivate(); });
+    node.addEventListener('blur', () => this.deactivate());
+    this.terms.set(id, node);
+    return node;
+  }
+
+  buildMath() {
+    const mi = (s, attrs = {}) => mathml('mi', attrs, [s]);
+    const mo = (s, attrs = {}) => mathml('mo', attrs, [s]);
+    const math = mathml('math', { display: 'block', class: 'pn-math' }, [
+      mathml('mrow', {}, [
+        this.term('attention', [mi('Attention', { mathvariant: 'normal' }), mo('('), mi('Q'), mo(','), mi('K'), mo(','), mi('V'), mo(')')]),
+        mo('='),
+        this.term('softmax', mi('softmax', { mathvariant: 'normal' })),
+        mo('(', { stretchy: 'true' }),
+        mathml('mfrac', {}, [
+          mathml('mrow', {}, [
+            this.term('Q', mi('Q')),
+            this.term('KT', mathml('msup', {}, [mi('K'), mi('T', { mathvariant: 'normal' })])),
+          ]),
+          this.term('sqrt', mathml('msqrt', {}, [mathml('msub', {}, [mi('d'), mi('k')])])),
+        ]),
+        mo(')', { stretchy: 'true' }),
+        this.term('V', mi('V')),
+      ]),
+    ]);
+    this.math = math;
+    this.mathBox.append(math);
+  }
+
+  activate(id, highlight) {
+    this.active = id;
+    for (const [k, node] of this.terms) node.classList.toggle('pn-active', k === id);
+    this.renderExplain();
+    this.onHighlight(highlight);
+  }
+
+  deactivate() {
+    this.active = null;
+    for (const node of this.terms.values()) node.classList.remove('pn-active');
+    this.renderExplain();
+    this.onHighlight([]);
+  }
+
+  renderExplain() {
+    const t = this.t;
+    clear(this.explain);
+    if (!this.active) {
+      this.explain.textContent = t('panel.formula.hint');
+      return;
+    }
+    const key = this.active === 'sqrt' && !this.scale ? 'panel.formula.term.sqrt.off' : `panel.formula.term.${this.active}`;
+    this.explain.textContent = t(key, { dk: this.dk, root: fmt(this.sqrtDk, 3) });
+  }
+
+  update({ result }) {
+    const t = this.t;
+    const tr = result && result.trace;
+    this.dk = tr ? tr.dK : 0;
+    this.scale = tr ? tr.scale : true;
+    // √d_k is the length of a vector of d_k ones: the core's norm, not the view's square root
+    this.sqrtDk = this.dk > 0 ? this.core.dotSteps(new Float32Array(this.dk).fill(1), new Float32Array(this.dk).fill(1)).normQ : NaN;
+    this.title.textContent = t('panel.formula.title');
+    this.intro.textContent = t('panel.formula.intro');
+    this.math.setAttribute('aria-label', t('panel.formula.aria'));
+    for (const { id } of TERMS) this.terms.get(id).setAttribute('aria-label', t(`panel.formula.name.${id}`));
+    clear(this.sqrtLine);
+    if (this.dk > 0) {
+      this.sqrtLine.append(
+        t('panel.formula.sqrtLine', { dk: this.dk }), ' ',
+        num(this.sqrtDk, 'sqrtDk', 0, 0, 3, 'span', 'pn-strong'), ' ',
+        el('span', { class: 'pn-aside', text: t(this.scale ? 'panel.formula.scaleOn' : 'panel.formula.scaleOff') }),
+      );
+    }
+    this.renderExplain();
+  }
+}

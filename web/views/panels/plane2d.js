@@ -1,0 +1,270 @@
+// plane2d.js: a hand calculation with d_k = 2. An SVG plane with one query arrow and three key
+// arrows (the seed's interest vectors) that move by pointer drag or arrow keys. Every number
+// shown (products, q·k, lengths, cos θ, angle, ÷√2, weights) comes from core.dotSteps and
+// core.softmaxSteps; this file only positions arrows and rounds coordinates for readability.
+
+import { uid, el, svg, num, bar, clear, fmt, fmtFactor } from './util.js';
+
+const SIZE = 340;          // viewBox width and height
+const ORIGIN = SIZE / 2;   // the plane's (0, 0) in viewBox units
+const UNIT = 64;           // viewBox units per 1.0
+const LIMIT = 2.5;         // coordinates stay within [-LIMIT, LIMIT]
+const HEAD = 11;           // arrowhead length in viewBox units
+
+// the seed's interest vectors as keys; the query likes programming a bit more than music
+const START = [
+  { id: 'q', kind: 'query', x: 0.8, y: 0.6 },
+  { id: 'k1', kind: 'key', x: 1, y: 0 },
+  { id: 'k2', kind: 'key', x: 0, y: 1 },
+  { id: 'k3', kind: 'key', x: 0.7, y: 0.7 },
+];
+
+const round2 = (v) => Math.round(v * 100) / 100; // display rounding of a coordinate, not maths
+const clampCoord = (v) => Math.max(-LIMIT, Math.min(LIMIT, v));
+const toView = (x, y) => [ORIGIN + x * UNIT, ORIGIN - y * UNIT];
+
+export class Plane2DPanel {
+  constructor(container, { core, t, onHighlight = () => {} }) {
+    this.core = core;
+    this.t = t;
+    this.onHighlight = onHighlight;
+    this.vecs = START.map((v) => ({ ...v }));
+    this.scale = true;
+    this.dragging = null;
+    this.lastSteps = null;
+
+    const titleId = uid('pn-title');
+    const scaleId = uid('pn-scale');
+    this.root = el('section', { class: 'pn-panel pn-plane', 'aria-labelledby': titleId });
+    this.title = el('h2', { id: titleId, class: 'pn-title' });
+    this.intro = el('p', { class: 'pn-intro' });
+    this.help = el('p', { class: 'pn-hint' });
+    this.scaleBox = el('input', { id: scaleId, type: 'checkbox', class: 'pn-check', checked: true, on: { change: () => { this.scale = this.scaleBox.checked; this.render(); } } });
+    this.scaleLabel = el('label', { for: scaleId, class: 'pn-check-label' });
+    this.resetButton = el('button', { type: 'button', class: 'pn-button', on: { click: () => this.reset() } });
+    this.live = el('p', { class: 'pn-visually-hidden', 'aria-live': 'polite' });
+    this.plane = this.buildPlane();
+    this.readout = el('div', { class: 'pn-plane-readout' });
+    this.root.append(
+      this.title, this.intro, this.help,
+      el('div', { class: 'pn-controls' }, [el('span', { class: 'pn-check-wrap' }, [this.scaleBox, this.scaleLabel]), this.resetButton]),
+      el('div', { class: 'pn-plane-layout' }, [el('div', { class: 'pn-plane-figure' }, [this.plane]), this.readout]),
+      this.live,
+    );
+    container.append(this.root);
+    this.render();
+  }
+
+  buildPlane() {
+    const grid = svg('g', { class: 'pn-grid', 'aria-hidden': 'true' });
+    for (let k = -5; k <= 5; k++) {
+      const p = ORIGIN + (k * UNIT) / 2;
+      const cls = k === 0 ? 'pn-axis' : k % 2 === 0 ? 'pn-gridline pn-gridline-major' : 'pn-gridline';
+      grid.append(svg('line', { x1: p, y1: 4, x2: p, y2: SIZE - 4, class: cls }));
+      grid.append(svg('line', { x1: 4, y1: p, x2: SIZE - 4, y2: p, class: cls }));
+    }
+    for (const k of [-2, -1, 1, 2]) {
+      grid.append(svg('text', { x: ORIGIN + k * UNIT, y: ORIGIN + 16, class: 'pn-tick', 'text-anchor': 'middle' }, [fmt(k, 0)]));
+      grid.append(svg('text', { x: ORIGIN - 8, y: ORIGIN - k * UNIT + 4, class: 'pn-tick', 'text-anchor': 'end' }, [fmt(k, 0)]));
+    }
+    this.axisX = svg('text', { x: SIZE - 6, y: ORIGIN - 8, class: 'pn-axis-label', 'text-anchor': 'end' });
+    this.axisY = svg('text', { x: ORIGIN + 8, y: 16, class: 'pn-axis-label' });
+    grid.append(this.axisX, this.axisY);
+
+    this.svgEl = svg('svg', { viewBox: `0 0 ${SIZE} ${SIZE}`, class: 'pn-plane-svg', role: 'group' }, [grid]);
+    this.arrows = new Map();
+    // keys first so the query is drawn (and hit-tested) on top
+    for (const v of [...this.vecs.slice(1), this.vecs[0]]) {
+      const line = svg('line', { class: 'pn-shaft' });
+      const headPoly = svg('polygon', { class: 'pn-head' });
+      const label = svg('text', { class: 'pn-arrow-label' });
+      const handle = svg('g', { class: 'pn-handle', tabindex: '0', role: 'button', 'data-vec': v.id }, [
+        svg('circle', { r: 19, class: 'pn-ring' }),
+        svg('circle', { r: 14, class: 'pn-hit' }),
+        svg('circle', { r: 6, class: 'pn-dot' }),
+      ]);
+      const g = svg('g', { class: `pn-arrow pn-${v.kind} pn-${v.id}` }, [line, headPoly, label, handle]);
+      this.svgEl.append(g);
+      this.arrows.set(v.id, { g, line, headPoly, label, handle });
+      handle.addEventListener('pointerdown', (e) => this.startDrag(e, v.id));
+      handle.addEventListener('pointermove', (e) => this.moveDrag(e, v.id));
+      handle.addEventListener('pointerup', (e) => this.endDrag(e, v.id));
+      handle.addEventListener('pointercancel', (e) => this.endDrag(e, v.id));
+      handle.addEventListener('keydown', (e) => this.onKey(e, v.id));
+      handle.addEventListener('focus', () => this.onHighlight(v.kind === 'query' ? ['Q'] : ['K']));
+      handle.addEventListener('blur', () => this.onHighlight([]));
+    }
+    return this.svgEl;
+  }
+
+  vec(id) { return this.vecs.find((v) => v.id === id); }
+
+  setVec(id, x, y) {
+    const v = this.vec(id);
+    v.x = round2(clampCoord(x));
+    v.y = round2(clampCoord(y));
+    this.render();
+  }
+
+  reset() {
+    this.vecs = START.map((v) => ({ ...v }));
+    this.render();
+    this.announce();
+  }
+
+  clientToPlane(e) {
+    const pt = this.svgEl.createSVGPoint();
+    pt.x = e.clientX;
+    pt.y = e.clientY;
+    const p = pt.matrixTransform(this.svgEl.getScreenCTM().inverse());
+    return [(p.x - ORIGIN) / UNIT, (ORIGIN - p.y) / UNIT];
+  }
+
+  startDrag(e, id) {
+    if (e.button !== undefined && e.button !== 0) return;
+    e.preventDefault();
+    this.dragging = id;
+    const h = this.arrows.get(id).handle;
+    if (h.setPointerCapture) h.setPointerCapture(e.pointerId);
+    h.focus({ preventScroll: true });
+    this.arrows.get(id).g.classList.add('pn-dragging');
+  }
+
+  moveDrag(e, id) {
+    if (this.dragging !== id) return;
+    e.preventDefault();
+    const [x, y] = this.clientToPlane(e);
+    this.setVec(id, x, y);
+  }
+
+  endDrag(e, id) {
+    if (this.dragging !== id) return;
+    this.dragging = null;
+    this.arrows.get(id).g.classList.remove('pn-dragging');
+    this.announce();
+  }
+
+  onKey(e, id) {
+    const step = e.shiftKey ? 0.01 : 0.1;
+    const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];
+    if (!d) return;
+    e.preventDefault();
+    const v = this.vec(id);
+    this.setVec(id, v.x + d[0], v.y + d[1]);
+    this.announce();
+  }
+
+  name(v) {
+    return this.t(v.kind === 'query' ? 'panel.plane.q.name' : `panel.plane.${v.id}.name`);
+  }
+
+  /** Polite summary for screen readers after a move (not on every pointer event). */
+  announce() {
+    const q = this.vecs[0];
+    const parts = [this.t('panel.plane.live.q', { x: fmt(q.x, 2), y: fmt(q.y, 2) })];
+    this.vecs.slice(1).forEach((k, i) => {
+      parts.push(this.t('panel.plane.live.key', {
+        name: this.name(k), x: fmt(k.x, 2), y: fmt(k.y, 2),
+        dot: fmt(this.lastSteps.dots[i].dot, 2), w: fmt(this.lastSteps.softmax.weights[i], 2),
+      }));
+    });
+    this.live.textContent = parts.join(' ');
+  }
+
+  drawArrow(v) {
+    const a = this.arrows.get(v.id);
+    const [tx, ty] = toView(v.x, v.y);
+    const len = Math.hypot(tx - ORIGIN, ty - ORIGIN); // pixel length, for drawing only
+    const ux = len > 0 ? (tx - ORIGIN) / len : 1;
+    const uy = len > 0 ? (ty - ORIGIN) / len : 0;
+    const base = Math.max(0, len - HEAD);
+    a.line.setAttribute('x1', ORIGIN);
+    a.line.setAttribute('y1', ORIGIN);
+    a.line.setAttribute('x2', ORIGIN + ux * base);
+    a.line.setAttribute('y2', ORIGIN + uy * base);
+    const bx = ORIGIN + ux * base;
+    const by = ORIGIN + uy * base;
+    a.headPoly.setAttribute('points', len > 1
+      ? `${tx},${ty} ${bx - uy * 6},${by + ux * 6} ${bx + uy * 6},${by - ux * 6}`
+      : '');
+    a.handle.setAttribute('transform', `translate(${tx} ${ty})`);
+    // label beyond the tip, kept inside the plane
+    const lx = Math.max(18, Math.min(SIZE - 18, tx + ux * 26));
+    const ly = Math.max(14, Math.min(SIZE - 8, ty + uy * 26 + 4));
+    a.label.setAttribute('x', lx);
+    a.label.setAttribute('y', ly);
+    a.label.setAttribute('text-anchor', ux > 0.3 ? 'start' : ux < -0.3 ? 'end' : 'middle');
+    a.label.textContent = v.kind === 'query' ? 'q' : this.t(`panel.plane.${v.id}.short`);
+    a.handle.setAttribute('aria-label', this.t('panel.plane.handle.aria', { name: this.name(v), x: fmt(v.x, 2), y: fmt(v.y, 2) }));
+  }
+
+  update({ state } = {}) {
+    void state; // the plane is its own small world; it does not follow the sentence
+    this.render();
+  }
+
+  render() {
+    const t = this.t;
+    this.title.textContent = t('panel.plane.title');
+    this.intro.textContent = t('panel.plane.intro');
+    this.help.textContent = t('panel.plane.help');
+    this.resetButton.textContent = t('panel.plane.reset');
+    this.axisX.textContent = t('panel.plane.axis.x');
+    this.axisY.textContent = t('panel.plane.axis.y');
+    this.svgEl.setAttribute('aria-label', t('panel.plane.svg.aria'));
+    this.handleRoleDescription();
+
+    const q = this.vecs[0];
+    const keys = this.vecs.slice(1);
+    const qv = [q.x, q.y];
+    const dots = keys.map((k) => this.core.dotSteps(qv, [k.x, k.y]));
+    const root2 = this.core.dotSteps([1, 1], [1, 1]).normQ; // √d_k for d_k = 2, from the core
+    const scores = dots.map((d) => (this.scale ? d.scaled : d.dot));
+    const softmax = this.core.softmaxSteps(scores, 1);
+    this.lastSteps = { dots, softmax };
+    this.scaleLabel.textContent = t('panel.plane.scale', { root: fmt(root2, 3) });
+    for (const v of this.vecs) this.drawArrow(v);
+
+    clear(this.readout);
+    this.readout.append(el('p', { class: 'pn-line pn-qline' }, [
+      el('span', { class: 'pn-sym pn-query-text', text: t('panel.plane.q.label') }), ' (',
+      num(q.x, 'q', 0, 0, 2), ', ', num(q.y, 'q', 0, 1, 2), ')',
+    ]));
+    const list = el('ul', { class: 'pn-key-cards' });
+    keys.forEach((k, i) => {
+      const d = dots[i];
+      const w = softmax.weights[i];
+      list.append(el('li', { class: `pn-key-card pn-${k.id}`, 'data-key': k.id }, [
+        el('h3', { class: 'pn-key-title' }, [
+          el('span', { class: 'pn-swatch', 'aria-hidden': 'true' }),
+          t('panel.plane.key.title', { name: this.name(k) }), ' (',
+          num(k.x, 'k', i, 0, 2), ', ', num(k.y, 'k', i, 1, 2), ')',
+        ]),
+        el('p', { class: 'pn-calc' }, [
+          el('span', { class: 'pn-sym', text: 'q·k = ' }),
+          `${fmtFactor(q.x)}×${fmtFactor(k.x)} + ${fmtFactor(q.y)}×${fmtFactor(k.y)} = `,
+          num(d.products[0], 'products', i, 0, 2), ' + ', num(d.products[1], 'products', i, 1, 2), ' = ',
+          num(d.dot, 'dot', i, 0, 2, 'span', 'pn-strong'),
+        ]),
+        el('p', { class: 'pn-calc' }, [
+          '|q| = ', num(d.normQ, 'normQ', i, 0, 2), ', |k| = ', num(d.normK, 'normK', i, 0, 2),
+          ', cos θ = ', num(d.cosine, 'cosine', i, 0, 2), ', θ = ', num(d.angleDegrees, 'angle', i, 0, 1), '°',
+        ]),
+        el('p', { class: 'pn-calc' + (this.scale ? '' : ' pn-off') }, [
+          t('panel.plane.scaled'), ' ', num(d.scaled, 'scaled', i, 0, 2),
+          this.scale ? null : el('span', { class: 'pn-aside', text: t('panel.plane.scaledUnused') }),
+        ]),
+        el('p', { class: 'pn-calc pn-weight' }, [
+          t('panel.plane.weight'), ' ', bar(w), num(w, 'weights', 0, i, 2, 'span', 'pn-strong'),
+        ]),
+      ]));
+    });
+    this.readout.append(list, el('p', { class: 'pn-explain' }, [
+      t(this.scale ? 'panel.plane.softmax.scaled' : 'panel.plane.softmax.raw'),
+    ]));
+  }
+
+  handleRoleDescription() {
+    for (const a of this.arrows.values()) a.handle.setAttribute('aria-roledescription', this.t('panel.plane.handle.role'));
+  }
+}
