@@ -1,0 +1,131 @@
+// harness.mjs: shared setup for the browser tests. Serves web/ with node:http (correct MIME types,
+// including application/wasm) on a random free port, launches Debian's Chromium headless through
+// playwright-core, and collects console errors and page errors so a test can fail on any of them.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { loadCoreNode } from '../../web/core.js';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const webDir = path.join(root, 'web');
+export const shotDir = path.join(root, 'tests/browser/screenshots');
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.json': 'application/json; charset=utf-8', '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.txt': 'text/plain; charset=utf-8',
+};
+
+/** The CSP the page must work under (sent by the test server). */
+export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
+
+export function startServer() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    let p = path.normalize(decodeURIComponent(url.pathname));
+    if (p.endsWith('/')) p += 'index.html';
+    const file = path.join(webDir, p);
+    if (!file.startsWith(webDir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': MIME[path.extname(file)] || 'application/octet-stream',
+      'content-security-policy': CSP, 'cache-control': 'no-store',
+    });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    resolve({ server, base: `http://127.0.0.1:${server.address().port}/` });
+  }));
+}
+
+let shared = null;
+
+/** One server + browser per test file. */
+export async function setup() {
+  if (shared) return shared;
+  if (!fs.existsSync(path.join(webDir, 'wasm/attention.wasm'))) {
+    throw new Error('web/wasm is missing: run scripts/build wasm first');
+  }
+  const { server, base } = await startServer();
+  const browser = await chromium.launch({
+    executablePath: process.env.AP_CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+  const core = await loadCoreNode(path.join(webDir, 'wasm'));
+  fs.mkdirSync(shotDir, { recursive: true });
+  shared = { server, base, browser, core };
+  return shared;
+}
+
+export async function teardown() {
+  if (!shared) return;
+  await shared.browser.close();
+  await new Promise((r) => shared.server.close(r));
+  shared = null;
+}
+
+// A missing optional locale file (panels.*.json before the panel engineer adds it) is expected.
+const ALLOWED_404 = /\/locales\/panels\.(en|zh)\.json$/;
+
+/**
+ * A new page with error collection. opts: {width, height, locale, reducedMotion}.
+ * Returns {page, errors, context, open(search)}; `errors` lists console errors and page errors.
+ */
+export async function newPage(opts = {}) {
+  const { browser, base } = await setup();
+  const context = await browser.newContext({
+    viewport: { width: opts.width || 1280, height: opts.height || 900 },
+    locale: opts.locale || 'en-US',
+    reducedMotion: opts.reducedMotion ? 'reduce' : 'no-preference',
+    deviceScaleFactor: 1,
+  });
+  const page = await context.newPage();
+  const errors = [];
+  const failed404 = new Set();
+  page.on('response', (r) => { if (r.status() === 404 && ALLOWED_404.test(r.url())) failed404.add(r.url()); });
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const loc = m.location() && m.location().url;
+    if (/Failed to load resource/.test(m.text()) && loc && ALLOWED_404.test(loc)) return;
+    errors.push(`console: ${m.text()} (${loc || ''})`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('dialog', (d) => { errors.push(`dialog opened: ${d.message()}`); d.dismiss(); });
+  const open = async (search = '') => {
+    await page.goto(base + (search ? `?${search.replace(/^\?/, '')}` : ''));
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
+  };
+  return { page, errors, context, open, base };
+}
+
+/** Wait until the page has rendered at least once more than `before`. */
+export async function waitRender(page, before) {
+  await page.waitForFunction((b) => Number(document.body.dataset.renders || 0) > b, before, { timeout: 10000 });
+}
+
+export async function renders(page) {
+  return page.evaluate(() => Number(document.body.dataset.renders || 0));
+}
+
+/** Go to a stage (0-based) through the stage list and wait for it to show. */
+export async function gotoStage(page, i, id) {
+  await page.click(`#stage-nav li:nth-child(${i + 1}) button`);
+  await page.waitForSelector(`body[data-stage="${id}"]`);
+}
+
+/** All shown cells of one matrix: [{head, row, col, value}] */
+export async function cells(page, matrix, scope = '#stage-body') {
+  return page.$$eval(`${scope} td[data-matrix="${matrix}"]`, (tds) => tds.map((td) => ({
+    head: td.dataset.head === '' ? null : Number(td.dataset.head),
+    row: Number(td.dataset.row), col: Number(td.dataset.col), value: Number(td.dataset.value),
+  })));
+}
+
+export async function shot(page, name) {
+  await page.screenshot({ path: path.join(shotDir, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,59 @@
+// walkthrough.test.mjs: each preset, every stage. The weights the page shows equal the core's
+// trace for the same settings (computed in Node), rows sum to 1, and nothing logs an error.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { newPage, setup, teardown, gotoStage, cells, shot, renders, waitRender } from './harness.mjs';
+import { PRESETS, STAGES, coreSettings, defaults } from '../../web/state.js';
+
+after(teardown);
+
+function assertMatrixShown(shown, m, head, label) {
+  const want = head == null ? shown : shown.filter((c) => c.head === head);
+  assert.equal(want.length, m.rows * m.cols, `${label}: every cell is shown`);
+  for (const c of want) {
+    const v = m.data[c.row * m.cols + c.col];
+    if (v === -Infinity) assert.equal(c.value, -Infinity, `${label}[${c.row}][${c.col}]`);
+    else assert.ok(Math.abs(c.value - v) < 1e-6, `${label}[${c.row}][${c.col}]: shown ${c.value}, core ${v}`);
+  }
+}
+
+test('every preset, every stage: shown numbers equal the core trace', async () => {
+  const { core } = await setup();
+  const { page, errors, open } = await newPage({ locale: 'en-US' });
+  await open('');
+  for (const [pi, text] of PRESETS.entries()) {
+    const before = await renders(page);
+    await page.click(`#presets button:nth-child(${pi + 1})`);
+    await waitRender(page, before);
+    const want = core.trace(text, coreSettings(defaults()));
+    const tokens = await page.$$eval('#stage-body .chip .tok', (e) => e.map((x) => x.textContent));
+    if (tokens.length) assert.deepEqual(tokens, want.tokens.map((t) => t.text));
+    for (const [si, id] of STAGES.entries()) {
+      await gotoStage(page, si, id);
+      const h = 0;
+      const tr = want.trace;
+      if (id === 'embed') assertMatrixShown(await cells(page, 'X'), tr.X, null, 'X');
+      if (id === 'project') assertMatrixShown(await cells(page, 'Q'), tr.head[h].Q, h, 'Q');
+      if (id === 'score') assertMatrixShown(await cells(page, 'scores'), tr.head[h].scores, h, 'scores');
+      if (id === 'scale') assertMatrixShown(await cells(page, 'scaled'), tr.head[h].scaled, h, 'scaled');
+      if (id === 'mask') assertMatrixShown(await cells(page, 'masked'), tr.head[h].masked, h, 'masked');
+      if (id === 'softmax') {
+        const shown = await cells(page, 'weights');
+        assertMatrixShown(shown, tr.head[h].weights, h, 'weights');
+        for (let r = 0; r < tr.n; r++) {
+          const sum = shown.filter((c) => c.row === r).reduce((a, c) => a + c.value, 0);
+          assert.ok(Math.abs(sum - 1) < 1e-5, `row ${r} sums to ${sum}`);
+        }
+      }
+      if (id === 'heads') {
+        const shown = await cells(page, 'weights');
+        tr.head.forEach((hd, i) => assertMatrixShown(shown, hd.weights, i, `head ${i} weights`));
+        assertMatrixShown(await cells(page, 'output'), tr.output, null, 'output');
+      }
+      if (pi === 0) await shot(page, `en-${si + 1}-${id}`);
+    }
+    if (pi === 3) await shot(page, 'en-english-heads');
+    await gotoStage(page, 0, 'tokens');
+  }
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,48 @@
+// i18n.js: loads the page's strings for one language (locales/{lang}.json merged with the panel
+// engineer's locales/panels.{lang}.json when present) and translates keys with {name} params.
+// Not a formatter for numbers beyond plain interpolation, and never writes HTML.
+
+export class Translator {
+  constructor(lang, strings, fallback = {}) {
+    this.lang = lang;
+    this.strings = strings;
+    this.fallback = fallback;
+  }
+
+  /** t('key', {name: value}) -> string; an unknown key returns the key itself, so it is visible. */
+  t(key, params = {}) {
+    const s = this.strings[key] ?? this.fallback[key];
+    if (typeof s !== 'string') return key;
+    return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+  }
+
+  has(key) { return typeof (this.strings[key] ?? this.fallback[key]) === 'string'; }
+
+  /** Fill every [data-i18n] element's text and [data-i18n-attr="attr:key;attr:key"] attributes. */
+  apply(root) {
+    for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = this.t(el.dataset.i18n);
+    for (const el of root.querySelectorAll('[data-i18n-attr]')) {
+      for (const pair of el.dataset.i18nAttr.split(';')) {
+        const [attr, key] = pair.split(':');
+        if (attr && key) el.setAttribute(attr.trim(), this.t(key.trim()));
+      }
+    }
+  }
+}
+
+async function fetchJson(url, optional) {
+  const res = await fetch(url);
+  if (!res.ok) {
+    if (optional) return {};
+    throw new Error(`could not load ${url}: ${res.status}`);
+  }
+  return res.json();
+}
+
+/** Loads {lang}.json + panels.{lang}.json (optional), with English as the fallback for missing keys. */
+export async function loadTranslator(lang, base = new URL('./locales/', import.meta.url).href) {
+  const load = (l) => Promise.all([fetchJson(`${base}${l}.json`, false), fetchJson(`${base}panels.${l}.json`, true)])
+    .then(([main, panels]) => ({ ...panels, ...main }));
+  const [strings, fallback] = await Promise.all([load(lang), lang === 'en' ? Promise.resolve({}) : load('en')]);
+  return new Translator(lang, strings, fallback);
+}

@@ -1,0 +1,269 @@
+// main.js: wiring only. Reads the URL into a state, loads the core and the strings, runs the core
+// when the state changes, hands the trace to the views and keeps the URL up to date.
+// It draws nothing itself and computes no attention.
+import { loadCore } from './core.js';
+import { parse, serialize, clampValue, coreSettings, pickLang, defaults, STAGES } from './state.js';
+import { loadTranslator } from './i18n.js';
+import { Player } from './player.js';
+import { Walkthrough } from './views/walkthrough.js';
+import { PlayerBar } from './views/playerbar.js';
+import { SettingsView } from './views/settings.js';
+import { InputView } from './views/input.js';
+import { ArcView } from './views/arcs.js';
+import { splitTokenText } from './views/tokens.js';
+import { Shortcuts } from './views/shortcuts.js';
+import { AnalogyPanel } from './views/panels/analogy.js';
+import { FormulaPanel } from './views/panels/formula.js';
+import { SoftmaxLabPanel } from './views/panels/softmax_lab.js';
+import { Plane2DPanel } from './views/panels/plane2d.js';
+
+// Panels by the other engineer: constructor(container, {core, t, onHighlight}), update({result, state}).
+const PANELS = [FormulaPanel, SoftmaxLabPanel, AnalogyPanel, Plane2DPanel];
+
+// which stage shows a matrix, for panels that ask to highlight one
+const MATRIX_STAGE = { X: 1, W_Q: 2, W_K: 2, W_V: 2, Q: 2, K: 2, V: 2, scores: 3, scaled: 4, masked: 5, weights: 6, head_output: 7, concat: 8, W_O: 8, output: 8 };
+
+class App {
+  constructor(core, translator, parsed) {
+    this.core = core;
+    this.translator = translator;
+    const t = (key, params) => this.translator.t(key, params);
+    this.t = t;
+    this.state = parsed.state;
+    this.urlNotices = parsed.notices;
+    this.result = null;      // the last good trace
+    this.plain = null;       // the same text with positions off (the embedding stage's comparison)
+    this.messages = [];
+    this.renders = 0;
+    this.pendingRun = 0;
+    const $ = (id) => document.getElementById(id);
+    this.dom = { $ };
+    const actions = {
+      setFocus: (i) => this.set({ q: i }),
+      setHead: (h) => this.set({ head: h }),
+      setSetting: (name, v) => this.setSetting(name, v),
+      setMany: (changes) => this.setMany(changes),
+      setText: (s, immediate) => this.setText(s, immediate),
+      splitToken: (i) => this.result && this.setText(splitTokenText(this.state.s, this.result.tokens[i]), true),
+      gotoStage: (i) => this.player.goto(i),
+      scrubTo: (k) => this.player.scrub(k),
+      announce: (text) => this.announce(text),
+      moveFocus: (d) => this.result && this.set({ q: Math.min(this.result.trace.n - 1, Math.max(0, this.state.q + d)) }),
+      cycleHead: () => this.result && this.set({ head: (this.state.head + 1) % this.result.trace.heads }),
+      toggleLang: () => this.setLang(this.state.lang === 'zh' ? 'en' : 'zh'),
+    };
+    this.actions = actions;
+    const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.walk = new Walkthrough({ nav: $('stage-nav'), title: $('stage-title'), what: $('stage-what'), body: $('stage-body') },
+      { core, t, actions, stages: STAGES });
+    this.player = new Player({
+      stages: STAGES.length, unitsOf: (s) => this.walk.units(s), reducedMotion: reduced,
+      onChange: (snap, why) => this.onPlayer(snap, why),
+    });
+    this.bar = new PlayerBar($('player'), { t, player: this.player });
+    this.settings = new SettingsView($('settings'), { t, actions });
+    this.input = new InputView({ text: $('text'), presets: $('presets'), messages: $('messages'), count: $('token-count') }, { t, actions });
+    this.arcs = new ArcView($('arcs'), { t, actions });
+    this.shortcuts = new Shortcuts({ dialog: $('shortcuts'), open: $('open-shortcuts') }, { t, player: this.player, actions });
+    $('lang').addEventListener('click', () => actions.toggleLang());
+    $('head-picker').addEventListener('change', (e) => this.set({ head: +e.target.value }));
+    this.mountPanels();
+  }
+
+  mountPanels() {
+    const root = document.getElementById('panels');
+    root.replaceChildren();
+    this.panels = PANELS.map((P) => {
+      const box = document.createElement('div');
+      box.className = 'panel';
+      root.append(box);
+      try {
+        return new P(box, { core: this.core, t: this.t, onHighlight: (spec) => this.highlight(spec) });
+      } catch (e) {
+        console.warn('panel failed to start', e);
+        return null;
+      }
+    }).filter(Boolean);
+  }
+
+  start() {
+    this.input.setText(this.state.s);
+    this.run(true);
+    this.player.goto(this.state.step - 1);
+    document.body.dataset.ready = '1';
+  }
+
+  // ---- state changes ----
+
+  set(changes) {
+    Object.assign(this.state, changes);
+    if (this.result) this.clampToTrace(false);
+    this.render();
+  }
+
+  setSetting(name, value) { this.setMany({ [name]: value }); }
+
+  setMany(changes) {
+    for (const [name, v] of Object.entries(changes)) this.state[name] = clampValue(name, v);
+    this.run(false);
+  }
+
+  setText(s, immediate) {
+    this.state.s = s;
+    if (immediate) this.input.setText(s);
+    // coalesce fast typing into one run per frame
+    cancelAnimationFrame(this.pendingRun);
+    this.pendingRun = requestAnimationFrame(() => this.run(false));
+  }
+
+  async setLang(lang) {
+    this.translator = await loadTranslator(lang);
+    this.state.lang = lang;
+    this.applyStrings();
+    this.walk.setTranslator(this.t);
+    this.bar.build(this.t);
+    this.settings = new SettingsView(document.getElementById('settings'), { t: this.t, actions: this.actions });
+    this.shortcuts.setTranslator(this.t);
+    this.mountPanels();
+    this.run(false);
+  }
+
+  applyStrings() {
+    document.documentElement.lang = this.state.lang === 'zh' ? 'zh-CN' : 'en';
+    this.translator.apply(document);
+    document.title = this.translator.t('app.title');
+  }
+
+  // ---- running the core ----
+
+  run(initial) {
+    const messages = [];
+    if (initial) for (const n of this.urlNotices) messages.push({ kind: 'notice', text: this.translator.t(`notice.${n.problem}`, n) });
+    try {
+      const settings = coreSettings(this.state);
+      const result = this.core.trace(this.state.s, settings);
+      this.plain = settings.positions ? this.core.trace(this.state.s, { ...settings, positions: false }) : null;
+      this.result = result;
+    } catch (e) {
+      if (!e.code) throw e;
+      messages.push({ kind: 'error', text: this.errorText(e) });
+      if (!this.result) this.fallback(messages);
+      else messages.push({ kind: 'notice', text: this.translator.t('notice.lastGood') });
+    }
+    this.clampToTrace(initial, messages);
+    this.messages = messages;
+    this.input.showMessages(messages);
+    this.render();
+  }
+
+  // No good trace yet (a bad link): show the default sentence and settings instead of nothing.
+  fallback(messages) {
+    const d = defaults();
+    const settings = coreSettings(d);
+    this.result = this.core.trace(d.s, settings);
+    this.plain = this.core.trace(d.s, { ...settings, positions: false });
+    messages.push({ kind: 'notice', text: this.translator.t('notice.fallback') });
+  }
+
+  errorText(e) {
+    const key = `error.${e.code}`;
+    return this.translator.has(key) ? this.translator.t(key, { ...e.details, max: this.core.limits().defaultMaxTokens, message: e.message }) : e.message;
+  }
+
+  clampToTrace(fromUrl, messages = this.messages) {
+    const tr = this.result.trace;
+    if (this.state.q > tr.n - 1) {
+      if (fromUrl) messages.push({ kind: 'notice', text: this.translator.t('notice.clamped', { key: 'q', raw: this.state.q, used: tr.n - 1, min: 0, max: tr.n - 1 }) });
+      this.state.q = tr.n - 1;
+    }
+    if (this.state.head > tr.heads - 1) {
+      if (fromUrl) messages.push({ kind: 'notice', text: this.translator.t('notice.clamped', { key: 'head', raw: this.state.head, used: tr.heads - 1, min: 0, max: tr.heads - 1 }) });
+      this.state.head = tr.heads - 1;
+    }
+  }
+
+  render() {
+    const result = this.result;
+    const view = { q: this.state.q, head: this.state.head };
+    this.walk.setModel({ result, plain: this.plain, state: view });
+    this.player.refresh();
+    this.arcs.update({ result, state: view });
+    this.settings.update(this.state);
+    this.renderHeadPicker(result.trace.heads);
+    this.input.showCount(this.translator.t('input.count', { n: result.tokens.length, max: result.settings.maxTokens }));
+    for (const p of this.panels) {
+      try { p.update({ result, state: { ...this.state } }); } catch (e) { console.warn('panel update failed', e); }
+    }
+    this.writeUrl();
+    this.renders++;
+    document.body.dataset.renders = String(this.renders);
+  }
+
+  renderHeadPicker(heads) {
+    const sel = document.getElementById('head-picker');
+    if (sel.options.length !== heads) {
+      sel.replaceChildren(...Array.from({ length: heads }, (_, h) => {
+        const o = document.createElement('option');
+        o.value = String(h);
+        o.textContent = String(h + 1);
+        return o;
+      }));
+    }
+    sel.value = String(this.state.head);
+  }
+
+  onPlayer(snap, why) {
+    this.walk.show(snap);
+    this.bar.update(snap);
+    if (this.state.step !== snap.stage + 1) {
+      this.state.step = snap.stage + 1;
+      this.writeUrl();
+    }
+    const settled = why !== 'frame' || snap.k >= snap.units;
+    if (settled && why !== 'speed' && why !== 'play') this.announce(this.walk.narrate(snap));
+    document.body.dataset.stage = STAGES[snap.stage];
+    document.body.dataset.k = String(snap.k);
+  }
+
+  announce(text) {
+    const live = document.getElementById('narration');
+    if (text && live.textContent !== text) live.textContent = text;
+  }
+
+  writeUrl() {
+    const search = `?${serialize(this.state)}`;
+    if (location.search !== search) history.replaceState(null, '', search + location.hash);
+  }
+
+  // Panels name matrices (['Q', 'K'] or {matrix, head, row, col}); their cells light up here.
+  highlight(spec) {
+    for (const e of document.querySelectorAll('.panel-hl')) e.classList.remove('panel-hl');
+    const specs = Array.isArray(spec) ? spec.map((m) => ({ matrix: m })) : spec && spec.matrix ? [spec] : [];
+    for (const one of specs) {
+      let sel = `#walkthrough [data-matrix="${CSS.escape(String(one.matrix))}"]`;
+      for (const k of ['head', 'row', 'col']) if (one[k] != null) sel += `[data-${k}="${CSS.escape(String(one[k]))}"]`;
+      let found = document.querySelectorAll(sel);
+      if (!found.length && !Array.isArray(spec) && one.matrix in MATRIX_STAGE) {
+        this.player.goto(MATRIX_STAGE[one.matrix]);
+        found = document.querySelectorAll(sel);
+      }
+      for (const e of found) e.classList.add('panel-hl');
+    }
+  }
+}
+
+async function boot() {
+  const parsed = parse(location.search);
+  parsed.state.lang = pickLang(parsed.state, navigator.languages);
+  const [core, t] = await Promise.all([loadCore(), loadTranslator(parsed.state.lang)]);
+  const app = new App(core, t, parsed);
+  app.applyStrings();
+  app.start();
+}
+
+boot().catch((e) => {
+  const box = document.getElementById('boot-error');
+  box.hidden = false;
+  box.textContent = `${box.dataset.prefix || 'The page could not start:'} ${e && e.message ? e.message : e}`;
+  throw e;
+});

@@ -1,0 +1,45 @@
+// embed.js: stage 2. Each token's vector X_i (row i of X), shown row by row; when positions are
+// on, the plain token vectors (a second trace with positions off) sit beside X for comparison.
+import { el, fmt, MatrixTable, matrixBlock, rowOf } from './util.js';
+
+export class EmbedStage {
+  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+
+  units(model) { return model.result.trace.n; }
+
+  render(model) {
+    const { t } = this.ctx;
+    const tr = model.result.trace;
+    this.model = model;
+    const labels = model.result.tokens.map((x) => x.text);
+    const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
+    this.x = new MatrixTable(tr.X, { name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d', caption: t('embed.caption') });
+    const blocks = [];
+    if (model.plain && model.result.settings.positions) {
+      this.e = new MatrixTable(model.plain.trace.X, { name: 'E', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
+      blocks.push(matrixBlock(t('embed.plain'), `${tr.n} × ${tr.dModel}`, this.e), el('div', { class: 'op', text: '+ pos →' }));
+    } else {
+      this.e = null;
+    }
+    blocks.push(matrixBlock(t('embed.x'), `${tr.n} × ${tr.dModel}`, this.x, t('embed.orient')));
+    this.root.replaceChildren(
+      el('div', { class: 'row-blocks' }, blocks),
+      el('p', { class: 'hint', text: model.result.settings.positions ? t('embed.posOn') : t('embed.posOff') }),
+    );
+  }
+
+  show(k) {
+    this.x.revealRows(k);
+    this.e?.revealRows(k);
+    const r = Math.min(k, this.model.result.trace.n) - 1;
+    this.x.mark('row', r >= 0 ? [r] : []);
+    this.e?.mark('row', r >= 0 ? [r] : []);
+  }
+
+  narrate(k) {
+    const tr = this.model.result.trace;
+    const i = k >= tr.n ? this.model.state.q : Math.max(0, k - 1);
+    const v = [...rowOf(tr.X, i)].slice(0, 3).map((x) => fmt(x)).join(', ');
+    return this.ctx.t('narr.embed', { tok: this.model.result.tokens[i].text, d: tr.dModel, first: v });
+  }
+}

@@ -1,0 +1,33 @@
+// input.js: the sentence box, the preset buttons and the message list (errors and URL notices).
+// Text from the learner or the URL is only ever set with textContent / value.
+import { el } from './util.js';
+import { PRESETS } from '../state.js';
+
+export class InputView {
+  constructor(dom, { t, actions }) {
+    this.dom = dom;   // {text, presets, messages, count}
+    this.t = t;
+    this.actions = actions;
+    dom.text.addEventListener('input', () => actions.setText(dom.text.value));
+    this.build();
+  }
+
+  build() {
+    this.dom.presets.replaceChildren(...PRESETS.map((p) => el('button', {
+      class: 'preset', text: p, attrs: { type: 'button', lang: /[a-z]/i.test(p) ? 'en' : 'zh' },
+      on: { click: () => this.actions.setText(p, true) },
+    })));
+  }
+
+  setTranslator(t) { this.t = t; }
+
+  setText(s) { if (this.dom.text.value !== s) this.dom.text.value = s; }
+
+  /** messages: [{kind: 'error'|'notice', text}] */
+  showMessages(messages) {
+    this.dom.messages.replaceChildren(...messages.map((m) => el('li', { class: `msg ${m.kind}`, text: m.text })));
+    this.dom.text.setAttribute('aria-invalid', String(messages.some((m) => m.kind === 'error')));
+  }
+
+  showCount(text) { this.dom.count.textContent = text; }
+}

@@ -1,0 +1,62 @@
+// shortcuts.js: the keyboard shortcuts and the dialog that lists them ("?" opens it). Keys are
+// ignored while typing in a field, so the sentence box and number inputs behave normally.
+import { el } from './util.js';
+
+const KEYS = [
+  ['Space / K', 'key.play'], ['← / →', 'key.step'], ['PageUp / PageDown', 'key.stage'], ['1 … 9', 'key.goto'],
+  ['R', 'key.replay'], ['+ / −', 'key.speed'], [', / .', 'key.focus'], ['H', 'key.head'], ['L', 'key.lang'],
+  ['T', 'key.text'], ['?', 'key.help'], ['Esc', 'key.close'],
+];
+
+export class Shortcuts {
+  constructor(dom, { t, player, actions }) {
+    this.dom = dom;
+    this.player = player;
+    this.actions = actions;
+    this.setTranslator(t);
+    dom.open.addEventListener('click', () => this.open());
+    document.addEventListener('keydown', (e) => this.onKey(e));
+  }
+
+  setTranslator(t) {
+    this.t = t;
+    const list = el('dl', { class: 'keys' });
+    for (const [k, key] of KEYS) list.append(el('dt', {}, [el('kbd', { text: k })]), el('dd', { text: t(key) }));
+    this.dom.dialog.replaceChildren(
+      el('h2', { text: t('key.title') }), list,
+      el('button', { class: 'action', text: t('key.closeBtn'), attrs: { type: 'button', autofocus: '' }, on: { click: () => this.dom.dialog.close() } }),
+    );
+  }
+
+  open() { if (!this.dom.dialog.open) this.dom.dialog.showModal(); }
+
+  onKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+    const target = e.target;
+    const typing = target.closest && target.closest('input, textarea, select, [contenteditable="true"]');
+    if (typing || this.dom.dialog.open) return;
+    const onButton = target.closest && target.closest('button, a, summary, td[tabindex]');
+    const p = this.player;
+    const a = this.actions;
+    const speeds = [0.5, 1, 2, 4];
+    const k = e.key;
+    if ((k === ' ' || k === 'Enter') && onButton) return;
+    if (k === ' ' || k === 'k' || k === 'K') p.toggle();
+    else if (k === 'ArrowRight') p.stepForward();
+    else if (k === 'ArrowLeft') p.stepBack();
+    else if (k === 'PageDown' || k === ']') p.nextStage();
+    else if (k === 'PageUp' || k === '[') p.prevStage();
+    else if (/^[1-9]$/.test(k)) p.goto(+k - 1);
+    else if (k === 'r' || k === 'R') p.replay();
+    else if (k === '+' || k === '=') p.setSpeed(speeds[Math.min(3, speeds.indexOf(p.speed) + 1)]);
+    else if (k === '-' || k === '_') p.setSpeed(speeds[Math.max(0, speeds.indexOf(p.speed) - 1)]);
+    else if (k === '.') a.moveFocus(1);
+    else if (k === ',') a.moveFocus(-1);
+    else if (k === 'h' || k === 'H') a.cycleHead();
+    else if (k === 'l' || k === 'L') a.toggleLang();
+    else if (k === 't' || k === 'T') document.getElementById('text').focus();
+    else if (k === '?') this.open();
+    else return;
+    e.preventDefault();
+  }
+}

@@ -1,0 +1,61 @@
+// tokens.js: stage 1. The sentence as token chips (index, text, kind), appearing one by one.
+// Clicking a chip follows that token; a multi-character Chinese chip can be split by the learner.
+import { el } from './util.js';
+
+export class TokensStage {
+  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+
+  units(model) { return model.result.tokens.length; }
+
+  render(model) {
+    const { t, actions } = this.ctx;
+    const tokens = model.result.tokens;
+    this.model = model;
+    this.list = el('ol', { class: 'chips big', attrs: { 'aria-label': t('tokens.list') } });
+    this.chips = tokens.map((tok, i) => {
+      const chars = [...tok.text];
+      const kind = t(`kind.${tok.kind}`) + (tok.known ? '' : ` · ${t('tokens.unknown')}`);
+      const li = el('li', { class: `chip kind-${tok.kind}${i === model.state.q ? ' focus' : ''}` }, [
+        el('button', {
+          class: 'chip-main',
+          attrs: { type: 'button', 'aria-pressed': i === model.state.q, 'aria-label': t('tokens.follow', { i: i + 1, tok: tok.text }) },
+          on: { click: () => actions.setFocus(i) },
+        }, [el('span', { class: 'idx', text: String(i + 1) }), el('span', { class: 'tok', text: tok.text }),
+          el('span', { class: 'kind', text: kind })]),
+        chars.length > 1 && tok.kind === 'han'
+          ? el('button', {
+            class: 'split', text: '|',
+            attrs: { type: 'button', title: t('tokens.split', { tok: tok.text }), 'aria-label': t('tokens.split', { tok: tok.text }) },
+            on: { click: () => actions.splitToken(i) },
+          })
+          : null,
+      ]);
+      this.list.append(li);
+      return li;
+    });
+    this.root.replaceChildren(this.list, el('p', { class: 'hint', text: t('tokens.hint') }));
+  }
+
+  show(k) { this.chips.forEach((c, i) => c.classList.toggle('pending', i >= k)); }
+
+  narrate(k) {
+    const toks = this.model.result.tokens.slice(0, Math.max(1, k)).map((x) => x.text);
+    return this.ctx.t('narr.tokens', { n: this.model.result.tokens.length, list: toks.join(' · ') });
+  }
+}
+
+/** The text with '|' forced between the characters of `token` (located by its UTF-8 bytes). */
+export function splitTokenText(text, token) {
+  let bytes = 0;
+  let begin = -1;
+  let end = text.length;
+  let i = 0;
+  for (const ch of text) {
+    if (bytes === token.byteBegin) begin = i;
+    if (bytes === token.byteEnd) { end = i; break; }
+    bytes += new TextEncoder().encode(ch).length;
+    i += ch.length;
+  }
+  if (begin < 0) return text;
+  return text.slice(0, begin) + [...text.slice(begin, end)].join('|') + text.slice(end);
+}
