@@ -136,6 +136,9 @@ test('demo loads all four panels in zh and en, at 1280 and 375 px, with screensh
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `horizontal overflow ${overflow}px at ${width}`);
       await page.screenshot({ path: path.join(SHOTS, `panels-${lang}-${width}.png`), fullPage: true });
+      for (const name of ['analogy', 'formula', 'softmax', 'plane']) {
+        await page.locator(`section.pn-${name}`).screenshot({ path: path.join(SHOTS, `panels-${lang}-${width}-${name}.png`) });
+      }
       await close();
     }
   }

@@ -51,12 +51,18 @@ export class FormulaPanel {
   buildMath() {
     const mi = (s, attrs = {}) => mathml('mi', attrs, [s]);
     const mo = (s, attrs = {}) => mathml('mo', attrs, [s]);
-    const math = mathml('math', { display: 'block', class: 'pn-math' }, [
+    // two <math> pieces in a wrapping row, so the right side moves under the left on a phone
+    // (MathML Core has no line breaking of its own)
+    const left = mathml('math', { class: 'pn-math' }, [
       mathml('mrow', {}, [
         this.term('attention', [mi('Attention', { mathvariant: 'normal' }), mo('('), mi('Q'), mo(','), mi('K'), mo(','), mi('V'), mo(')')]),
         mo('='),
+      ]),
+    ]);
+    const right = mathml('math', { class: 'pn-math' }, [
+      mathml('mrow', {}, [
         this.term('softmax', mi('softmax', { mathvariant: 'normal' })),
-        mo('(', { stretchy: 'true' }),
+        mo('(', { class: 'pn-paren' }),
         mathml('mfrac', {}, [
           mathml('mrow', {}, [
             this.term('Q', mi('Q')),
@@ -64,12 +70,12 @@ export class FormulaPanel {
           ]),
           this.term('sqrt', mathml('msqrt', {}, [mathml('msub', {}, [mi('d'), mi('k')])])),
         ]),
-        mo(')', { stretchy: 'true' }),
+        mo(')', { class: 'pn-paren' }),
         this.term('V', mi('V')),
       ]),
     ]);
-    this.math = math;
-    this.mathBox.append(math);
+    this.math = el('div', { class: 'pn-math-row', role: 'group' }, [left, right]);
+    this.mathBox.append(this.math);
   }
 
   activate(id, highlight) {

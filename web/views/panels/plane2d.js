@@ -11,9 +11,10 @@ const UNIT = 64;           // viewBox units per 1.0
 const LIMIT = 2.5;         // coordinates stay within [-LIMIT, LIMIT]
 const HEAD = 11;           // arrowhead length in viewBox units
 
-// the seed's interest vectors as keys; the query likes programming a bit more than music
+// the seed's interest vectors as keys; the query likes programming a lot and music a little
+// (its tip sits clear of the keys' tips, so no two handles overlap at the start)
 const START = [
-  { id: 'q', kind: 'query', x: 0.8, y: 0.6 },
+  { id: 'q', kind: 'query', x: 1.5, y: 0.5 },
   { id: 'k1', kind: 'key', x: 1, y: 0 },
   { id: 'k2', kind: 'key', x: 0, y: 1 },
   { id: 'k3', kind: 'key', x: 0.7, y: 0.7 },
@@ -247,8 +248,10 @@ export class Plane2DPanel {
           num(d.dot, 'dot', i, 0, 2, 'span', 'pn-strong'),
         ]),
         el('p', { class: 'pn-calc' }, [
-          '|q| = ', num(d.normQ, 'normQ', i, 0, 2), ', |k| = ', num(d.normK, 'normK', i, 0, 2),
-          ', cos θ = ', num(d.cosine, 'cosine', i, 0, 2), ', θ = ', num(d.angleDegrees, 'angle', i, 0, 1), '°',
+          el('span', { class: 'pn-nowrap' }, ['|q|\u00a0=\u00a0', num(d.normQ, 'normQ', i, 0, 2), ',']), ' ',
+          el('span', { class: 'pn-nowrap' }, ['|k|\u00a0=\u00a0', num(d.normK, 'normK', i, 0, 2), ',']), ' ',
+          el('span', { class: 'pn-nowrap' }, ['cos\u00a0θ\u00a0=\u00a0', num(d.cosine, 'cosine', i, 0, 2), ',']), ' ',
+          el('span', { class: 'pn-nowrap' }, ['θ\u00a0=\u00a0', num(d.angleDegrees, 'angle', i, 0, 1), '°']),
         ]),
         el('p', { class: 'pn-calc' + (this.scale ? '' : ' pn-off') }, [
           t('panel.plane.scaled'), ' ', num(d.scaled, 'scaled', i, 0, 2),

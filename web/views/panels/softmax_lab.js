@@ -6,8 +6,8 @@ import { uid, el, num, bar, clear, fmt, rowOf, clampIndex } from './util.js';
 
 export const MAX_SCORES = 512;
 const FLOAT32_MAX = 3.4028234663852886e38;
-const NUMBER = /^[+\-−]?(\d+\.?\d*|\.\d+)(e[+\-−]?\d+)?$/i;
-const MINUS_INF = /^[-−](inf|infinity|∞)$/i;
+const NUMBER = /^[+\-−‑]?(\d+\.?\d*|\.\d+)(e[+\-−‑]?\d+)?$/i;
+const MINUS_INF = /^[-−‑](inf|infinity|∞)$/i;
 const PLUS_INF = /^\+?(inf|infinity|∞)$/i;
 
 /** Text -> {ok: true, values} or {ok: false, code, token?, count?}. Accepts commas (also "，"
@@ -22,7 +22,7 @@ export function parseScores(text) {
     if (PLUS_INF.test(p)) return { ok: false, code: 'plus_inf', token: p };
     if (/^[+\-−]?nan$/i.test(p)) return { ok: false, code: 'nan', token: p };
     if (!NUMBER.test(p)) return { ok: false, code: 'not_number', token: p };
-    const x = Number(p.replace(/−/g, '-'));
+    const x = Number(p.replace(/[−‑]/g, '-'));
     if (!Number.isFinite(x) || Math.abs(x) > FLOAT32_MAX) return { ok: false, code: 'too_big', token: p };
     values.push(x);
   }
@@ -34,7 +34,7 @@ export function parseTemperature(text, max) {
   const s = String(text ?? '').trim();
   if (!s) return { ok: false, code: 'temp_empty' };
   if (!NUMBER.test(s)) return { ok: false, code: 'temp_bad' };
-  const x = Number(s.replace(/−/g, '-'));
+  const x = Number(s.replace(/[−‑]/g, '-'));
   if (!(x > 0) || !(x <= max)) return { ok: false, code: 'temp_range' };
   return { ok: true, value: x };
 }
@@ -219,22 +219,21 @@ export class SoftmaxLabPanel {
     ]);
     if (allMasked) scalars.append(el('li', { class: 'pn-warn', text: t('panel.softmax.allMasked') }));
 
-    const head = el('tr', {}, [
-      el('th', { scope: 'col', text: t('panel.softmax.col.label') }),
-      el('th', { scope: 'col', text: t('panel.softmax.col.score') }),
-      el('th', { scope: 'col', text: t(temperature === 1 ? 'panel.softmax.col.shifted' : 'panel.softmax.col.shiftedTemp') }),
-      el('th', { scope: 'col', text: t('panel.softmax.col.exp') }),
-      el('th', { scope: 'col', text: t('panel.softmax.col.weight') }),
-    ]);
+    const cols = [
+      t('panel.softmax.col.label'), t('panel.softmax.col.score'),
+      t(temperature === 1 ? 'panel.softmax.col.shifted' : 'panel.softmax.col.shiftedTemp'),
+      t('panel.softmax.col.exp'), t('panel.softmax.col.weight'),
+    ];
+    const head = el('tr', {}, cols.map((c) => el('th', { scope: 'col', text: c })));
     const body = el('tbody');
     for (let j = 0; j < n; j++) {
       const masked = s.input[j] === -Infinity;
       body.append(el('tr', { class: masked ? 'pn-masked' : null }, [
         el('th', { scope: 'row', class: 'pn-rowlabel', text: labels[j] }),
-        el('td', {}, [num(s.input[j], 'input', 0, j, 4)]),
-        el('td', {}, [num(s.shifted[j], 'shifted', 0, j, 4)]),
-        el('td', { class: 'pn-barcell' }, [bar(s.exps[j]), num(s.exps[j], 'exps', 0, j, 4)]),
-        el('td', { class: 'pn-barcell' }, [bar(s.weights[j]), num(s.weights[j], 'weights', 0, j, 4, 'span', 'pn-strong'),
+        el('td', { 'data-label': cols[1] }, [num(s.input[j], 'input', 0, j, 4)]),
+        el('td', { 'data-label': cols[2] }, [num(s.shifted[j], 'shifted', 0, j, 4)]),
+        el('td', { class: 'pn-barcell', 'data-label': cols[3] }, [bar(s.exps[j]), num(s.exps[j], 'exps', 0, j, 4)]),
+        el('td', { class: 'pn-barcell', 'data-label': cols[4] }, [bar(s.weights[j]), num(s.weights[j], 'weights', 0, j, 4, 'span', 'pn-strong'),
           el('span', { class: 'pn-aside', text: t('panel.common.percent', { p: fmt(s.weights[j] * 100, 1) }) })]),
       ]));
     }

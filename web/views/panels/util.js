@@ -72,7 +72,7 @@ export function vector(values, matrix, row, t, digits = 3, limit = 8, colOffset 
   box.append(el('span', { class: 'pn-bracket', text: '[', 'aria-hidden': 'true' }));
   const shown = Math.min(values.length, limit);
   for (let c = 0; c < shown; c++) {
-    if (c) box.append(el('span', { class: 'pn-sep', text: ', ', 'aria-hidden': 'true' }));
+    if (c) box.append(el('span', { class: 'pn-sep', text: ',', 'aria-hidden': 'true' }));
     box.append(num(values[c], matrix, row, c + colOffset, digits));
   }
   if (values.length > shown) {
