@@ -21,6 +21,9 @@ import { Plane2DPanel } from './views/panels/plane2d.js';
 const PANELS = [FormulaPanel, SoftmaxLabPanel, AnalogyPanel, Plane2DPanel];
 
 // which stage shows a matrix, for panels that ask to highlight one
+// the token followed when the link does not say (q = -1): the pronoun the seed articles follow
+const PRONOUNS = ['它', '他', '她', 'it'];
+
 const MATRIX_STAGE = { X: 1, W_Q: 2, W_K: 2, W_V: 2, Q: 2, K: 2, V: 2, scores: 3, scaled: 4, masked: 5, weights: 6, head_output: 7, concat: 8, W_O: 8, output: 8 };
 
 class App {
@@ -87,9 +90,11 @@ class App {
   }
 
   start() {
+    const step = this.state.step;   // rendering reports the player's stage back into the state
     this.input.setText(this.state.s);
+    this.player.stage = step - 1;
     this.run(true);
-    this.player.goto(this.state.step - 1);
+    this.player.goto(step - 1);
     document.body.dataset.ready = '1';
   }
 
@@ -110,6 +115,7 @@ class App {
 
   setText(s, immediate) {
     this.state.s = s;
+    if (immediate) this.state.q = -1;
     if (immediate) this.input.setText(s);
     // coalesce fast typing into one run per frame
     cancelAnimationFrame(this.pendingRun);
@@ -172,6 +178,10 @@ class App {
 
   clampToTrace(fromUrl, messages = this.messages) {
     const tr = this.result.trace;
+    if (this.state.q < 0) {
+      const i = this.result.tokens.findIndex((x) => PRONOUNS.includes(x.text.toLowerCase()));
+      this.state.q = Math.max(0, i);
+    }
     if (this.state.q > tr.n - 1) {
       if (fromUrl) messages.push({ kind: 'notice', text: this.translator.t('notice.clamped', { key: 'q', raw: this.state.q, used: tr.n - 1, min: 0, max: tr.n - 1 }) });
       this.state.q = tr.n - 1;

@@ -30,7 +30,7 @@ export const TABLE = Object.freeze([
   { name: 'pos', type: 'bool', def: true, core: 'positions' },
   { name: 'step', type: 'int', def: 1, min: 1, max: STAGES.length },
   { name: 'head', type: 'int', def: 0, min: 0, max: 7 },
-  { name: 'q', type: 'int', def: 0, min: 0, max: 511 },
+  { name: 'q', type: 'int', def: -1, min: -1, max: 511 },   // -1: the pronoun (它, it) if any, else 0
   { name: 'lang', type: 'enum', def: '', values: LANGS },
 ]);
 

@@ -126,6 +126,9 @@ export async function cells(page, matrix, scope = '#stage-body') {
   })));
 }
 
-export async function shot(page, name) {
-  await page.screenshot({ path: path.join(shotDir, `${name}.png`), fullPage: true });
+/** Screenshot of the whole page, or of one element when `selector` is given. */
+export async function shot(page, name, selector) {
+  const file = path.join(shotDir, `${name}.png`);
+  if (selector) await page.locator(selector).screenshot({ path: file });
+  else await page.screenshot({ path: file, fullPage: true });
 }

@@ -50,9 +50,9 @@ test('every preset, every stage: shown numbers equal the core trace', async () =
         tr.head.forEach((hd, i) => assertMatrixShown(shown, hd.weights, i, `head ${i} weights`));
         assertMatrixShown(await cells(page, 'output'), tr.output, null, 'output');
       }
-      if (pi === 0) await shot(page, `en-${si + 1}-${id}`);
+      if (pi === 0) await shot(page, `en-${si + 1}-${id}`, '#walkthrough');
     }
-    if (pi === 3) await shot(page, 'en-english-heads');
+    if (pi === 3) await shot(page, 'en-english-heads', '#walkthrough');
     await gotoStage(page, 0, 'tokens');
   }
   assert.deepEqual(errors, []);

@@ -77,7 +77,7 @@ export class ScoreStage {
     const a = (d.angleDegrees * Math.PI) / 180;
     const lq = (R * d.normQ) / big;
     const lk = (R * d.normK) / big;
-    const pic = svg('svg', { viewBox: '-75 -75 150 90', class: 'angle', role: 'img', 'aria-label': t('score.angle', { deg: fmt(d.angleDegrees, 1) }) });
+    const pic = svg('svg', { viewBox: '-80 -78 160 100', class: 'angle', role: 'img', 'aria-label': t('score.angle', { deg: fmt(d.angleDegrees, 1) }) });
     pic.append(
       svg('line', { x1: 0, y1: 0, x2: lq, y2: 0, class: 'vq' }),
       svg('line', { x1: 0, y1: 0, x2: lk * Math.cos(a), y2: -lk * Math.sin(a), class: 'vk' }),

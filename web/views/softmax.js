@@ -17,14 +17,12 @@ export class SoftmaxStage {
     const labels = model.result.tokens.map((x) => x.text);
     this.steps = core.softmaxSteps(rowOf(head.masked, q), tr.temperature);
     const st = this.steps;
-    this.w = new MatrixTable(head.weights, { name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true });
-    // row sums (a check on what is shown, not part of the computation)
-    const sums = el('ul', { class: 'rowsums', attrs: { 'aria-label': t('softmax.sums') } });
-    for (let r = 0; r < tr.n; r++) {
-      let s = 0;
-      for (const v of rowOf(head.weights, r)) s += v;
-      sums.append(el('li', { text: `Σ ${fmt(s, 3)}`, attrs: { 'data-matrix': 'rowsum', 'data-head': h, 'data-row': r, 'data-value': s } }));
-    }
+    // row sums: a check on what is shown, not part of the computation
+    const sums = Array.from({ length: tr.n }, (_, r) => rowOf(head.weights, r).reduce((a, v) => a + v, 0));
+    this.w = new MatrixTable(head.weights, {
+      name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true,
+      extra: { title: 'Σ', values: sums, name: 'rowsum' },
+    });
     const tempNote = tr.temperature !== 1 ? t('softmax.temp', { temp: fmt(tr.temperature) }) : '';
     this.phases = [
       el('section', { class: 'phase' }, [el('h4', { text: t('softmax.p0', { tok: labels[q] }) }),
@@ -40,8 +38,7 @@ export class SoftmaxStage {
     this.root.replaceChildren(
       el('div', { class: 'phases' }, this.phases),
       el('div', { class: 'row-blocks' }, [
-        matrixBlock(t('softmax.title'), `${tr.n} × ${tr.n}`, this.w, t('orient')),
-        el('figure', { class: 'mblock sums' }, [el('figcaption', { text: t('softmax.sums') }), sums]),
+        matrixBlock(t('softmax.title'), `${tr.n} × ${tr.n}`, this.w, `${t('orient')} · Σ = ${t('softmax.sums')}`),
       ]),
     );
   }

@@ -63,7 +63,8 @@ export class MatrixTable {
   /**
    * @param {object} m {rows, cols, data}
    * @param {object} o {name, head, caption, rowLabels, colLabels, corner, weight, scale,
-   *                    onSelect(r, c), digits}
+   *                    onSelect(r, c), digits, extra: {title, values, name}}  (extra: one more
+   *                    column after the matrix, e.g. row sums; not part of the matrix)
    */
   constructor(m, o) {
     this.m = m;
@@ -78,6 +79,7 @@ export class MatrixTable {
     for (let c = 0; c < m.cols; c++) {
       hr.append(el('th', { text: o.colLabels ? o.colLabels[c] : String(c + 1), attrs: { scope: 'col', 'data-col': c } }));
     }
+    if (o.extra) hr.append(el('th', { class: 'extra', text: o.extra.title, attrs: { scope: 'col' } }));
     thead.append(hr);
     const tbody = el('tbody');
     this.cells = new Array(m.rows * m.cols);
@@ -101,6 +103,10 @@ export class MatrixTable {
         else td.style.backgroundColor = tint(v, scale, o.weight);
         tr.append(td);
         this.cells[r * m.cols + c] = td;
+      }
+      if (o.extra) {
+        const x = o.extra.values[r];
+        tr.append(el('td', { class: 'extra', text: fmt(x, 3), attrs: { 'data-matrix': o.extra.name, 'data-head': head, 'data-row': r, 'data-value': x } }));
       }
       tbody.append(tr);
     }
