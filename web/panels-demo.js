@@ -79,7 +79,8 @@ async function main() {
       status.textContent = '';
       status.classList.remove('pn-error');
     } catch (e) {
-      status.textContent = t('panel.demo.error', { message: e instanceof CoreError ? e.message : String(e) });
+      const known = e instanceof CoreError && e.code === 'empty_text';
+      status.textContent = known ? t('panel.demo.error.empty_text') : t('panel.demo.error', { message: e instanceof CoreError ? e.message : String(e) });
       status.classList.add('pn-error');
       return;
     }

@@ -119,6 +119,30 @@ test('parseScores and parseTemperature refuse bad input with a code, never a thr
   assert.equal(parseTemperature('0.5', 1000).value, 0.5);
 });
 
+test('panel sources compute no attention maths and never use innerHTML', () => {
+  const dir = path.join(WEB, 'views/panels');
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.js'))) {
+    const src = fs.readFileSync(path.join(dir, f), 'utf8').replace(/^\s*(\/\/|\*|\/\*).*$/gm, '');
+    for (const bad of [/Math\.(exp|sqrt|log|acos|cos|sin|atan2?|pow)\b/, /\*\*/, /innerHTML|outerHTML|insertAdjacentHTML/, /setAttribute\(\s*'style'/]) {
+      assert.ok(!bad.test(src), `${f} must not contain ${bad}`);
+    }
+  }
+});
+
+test('locale files have the same keys, all prefixed panel., and every key used in code exists', () => {
+  const en = JSON.parse(fs.readFileSync(path.join(WEB, 'locales/panels.en.json'), 'utf8'));
+  const zh = JSON.parse(fs.readFileSync(path.join(WEB, 'locales/panels.zh.json'), 'utf8'));
+  assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
+  for (const k of Object.keys(en)) assert.ok(k.startsWith('panel.'), k);
+  const dir = path.join(WEB, 'views/panels');
+  const sources = [...fs.readdirSync(dir).map((f) => path.join(dir, f)), path.join(WEB, 'panels-demo.js')];
+  for (const file of sources) {
+    for (const [, key] of fs.readFileSync(file, 'utf8').matchAll(/t\('(panel\.[\w.]+)'/g)) {
+      assert.ok(key in en, `${path.basename(file)} uses missing key ${key}`);
+    }
+  }
+});
+
 // ---- the demo page ----
 
 test('demo loads all four panels in zh and en, at 1280 and 375 px, with screenshots', async () => {
@@ -320,8 +344,8 @@ test('formula: every term is keyboard focusable, explains itself and asks for a 
   await close();
 });
 
-async function checkAnalogy(page, settings, h, q) {
-  const { trace: tr } = core.trace(SENTENCE, settings);
+async function checkAnalogy(page, settings, h, q, text = SENTENCE) {
+  const { trace: tr } = core.trace(text, settings);
   const hd = tr.head[h];
   const got = await cells(page, '.pn-analogy');
   assert.ok(got.length > 0);
@@ -364,6 +388,17 @@ test('analogy: every number equals the trace for the focus token and head', asyn
   // hovering the query block asks the page to highlight Q
   await page.locator('.pn-analogy .pn-query').hover();
   assert.equal(await page.locator('#demo-highlight').getAttribute('data-names'), 'Q');
+  await close();
+});
+
+test('analogy follows an English sentence and a one-token sentence; an empty one is a message', async () => {
+  const { page, close } = await open('?lang=en&text=' + encodeURIComponent('The cat sat, it was happy'));
+  assert.match(await page.locator('.pn-analogy .pn-intro').innerText(), /“it”/);
+  await checkAnalogy(page, {}, 0, 4, 'The cat sat, it was happy');
+  await page.locator('#demo-text').fill('cat');
+  await checkAnalogy(page, {}, 0, 0, 'cat');
+  await page.locator('#demo-text').fill('   ');
+  assert.match(await page.locator('#demo-status').innerText(), /Type a sentence first/);
   await close();
 });
 

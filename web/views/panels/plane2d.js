@@ -68,7 +68,7 @@ export class Plane2DPanel {
       grid.append(svg('text', { x: ORIGIN + k * UNIT, y: ORIGIN + 16, class: 'pn-tick', 'text-anchor': 'middle' }, [fmt(k, 0)]));
       grid.append(svg('text', { x: ORIGIN - 8, y: ORIGIN - k * UNIT + 4, class: 'pn-tick', 'text-anchor': 'end' }, [fmt(k, 0)]));
     }
-    this.axisX = svg('text', { x: SIZE - 6, y: ORIGIN - 8, class: 'pn-axis-label', 'text-anchor': 'end' });
+    this.axisX = svg('text', { x: SIZE - 6, y: ORIGIN + 34, class: 'pn-axis-label', 'text-anchor': 'end' });
     this.axisY = svg('text', { x: ORIGIN + 8, y: 16, class: 'pn-axis-label' });
     grid.append(this.axisX, this.axisY);
 
@@ -190,12 +190,12 @@ export class Plane2DPanel {
       : '');
     a.handle.setAttribute('transform', `translate(${tx} ${ty})`);
     // label beyond the tip, kept inside the plane
-    const lx = Math.max(18, Math.min(SIZE - 18, tx + ux * 26));
-    const ly = Math.max(14, Math.min(SIZE - 8, ty + uy * 26 + 4));
+    const lx = Math.max(14, Math.min(SIZE - 14, tx + ux * 24));
+    const ly = Math.max(14, Math.min(SIZE - 8, ty + uy * 24 + 5));
     a.label.setAttribute('x', lx);
     a.label.setAttribute('y', ly);
     a.label.setAttribute('text-anchor', ux > 0.3 ? 'start' : ux < -0.3 ? 'end' : 'middle');
-    a.label.textContent = v.kind === 'query' ? 'q' : this.t(`panel.plane.${v.id}.short`);
+    a.label.textContent = v.id; // q, k1, k2, k3: the cards beside the plane name them
     a.handle.setAttribute('aria-label', this.t('panel.plane.handle.aria', { name: this.name(v), x: fmt(v.x, 2), y: fmt(v.y, 2) }));
   }
 

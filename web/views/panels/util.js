@@ -66,19 +66,26 @@ export function at(m, i, j) { return m.data[i * m.cols + j]; }
 /** Remove all children. */
 export function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
 
-/** A vector shown as [a, b, c]; long vectors show the first `limit` entries and "+N". */
+/** A vector shown as [a, b, c]; long vectors show the first `limit` entries and "+N". Each entry
+ *  keeps its bracket or comma, so a wrapped vector never starts a line with "]" or ",". */
 export function vector(values, matrix, row, t, digits = 3, limit = 8, colOffset = 0) {
   const box = el('span', { class: 'pn-vec' });
-  box.append(el('span', { class: 'pn-bracket', text: '[', 'aria-hidden': 'true' }));
   const shown = Math.min(values.length, limit);
   for (let c = 0; c < shown; c++) {
-    if (c) box.append(el('span', { class: 'pn-sep', text: ',', 'aria-hidden': 'true' }));
-    box.append(num(values[c], matrix, row, c + colOffset, digits));
+    const item = el('span', { class: 'pn-vec-item' });
+    if (c === 0) item.append(el('span', { class: 'pn-bracket', text: '[', 'aria-hidden': 'true' }));
+    item.append(num(values[c], matrix, row, c + colOffset, digits));
+    const last = c === shown - 1;
+    if (!last) item.append(el('span', { class: 'pn-sep', text: ',', 'aria-hidden': 'true' }));
+    else if (values.length === shown) item.append(el('span', { class: 'pn-bracket', text: ']', 'aria-hidden': 'true' }));
+    box.append(item);
   }
   if (values.length > shown) {
-    box.append(el('span', { class: 'pn-more', text: t('panel.common.more', { n: values.length - shown }) }));
+    box.append(el('span', { class: 'pn-vec-item' }, [
+      el('span', { class: 'pn-more', text: t('panel.common.more', { n: values.length - shown }) }),
+      el('span', { class: 'pn-bracket', text: ']', 'aria-hidden': 'true' }),
+    ]));
   }
-  box.append(el('span', { class: 'pn-bracket', text: ']', 'aria-hidden': 'true' }));
   return box;
 }
 
