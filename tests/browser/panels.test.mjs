@@ -306,12 +306,24 @@ test('plane: arrow keys move a focused arrow, and the numbers follow from the co
   await close();
 });
 
-test('plane: touch-size handles (>= 24 px) at 375 px width', async () => {
+test('plane: touch-size handles (>= 24 px) at 375 px width, and a finger can drag a key', async () => {
   const { page, close } = await open('?lang=zh', { width: 375, height: 800 }, { hasTouch: true, isMobile: true });
   for (const id of ['q', 'k1', 'k2', 'k3']) {
     const b = await page.locator(`.pn-plane .pn-handle[data-vec="${id}"] .pn-hit`).boundingBox();
     assert.ok(b.width >= 24 && b.height >= 24, `${id}: ${b.width}x${b.height}`);
   }
+  const handle = page.locator('.pn-plane .pn-handle[data-vec="k1"]');
+  await handle.scrollIntoViewIfNeeded();
+  const b = await handle.boundingBox();
+  const x = b.x + b.width / 2;
+  const y = b.y + b.height / 2;
+  const cdp = await page.context().newCDPSession(page);
+  const touch = (type, points) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points });
+  await touch('touchStart', [{ x, y }]);
+  for (let i = 1; i <= 6; i++) await touch('touchMove', [{ x, y: y + 10 * i }]);
+  await touch('touchEnd', []);
+  const { keys } = await checkPlaneAgainstCore(page);
+  assert.ok(keys[0][1] < -0.5, `k1 moved down by touch: ${keys[0]}`);
   await close();
 });
 
