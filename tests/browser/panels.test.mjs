@@ -194,6 +194,8 @@ test('softmax lab shows the exact softmax of 3.2, 1.8, 0.4 and says the article 
   assert.equal(w.length, 6);
   w.forEach((c) => near(c.value, ta[c.col], 1e-6, `ta weight ${c.col}`));
   assert.equal(await page.locator('.pn-softmax th.pn-rowlabel').first().innerText(), '小猫');
+  assert.equal(await page.locator('.pn-softmax [data-preset="ta"]').getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.locator('.pn-softmax [data-preset="animal"]').getAttribute('aria-pressed'), 'false');
   await input.fill('1, -inf, 2');
   const masked = (await cells(page, '.pn-softmax')).filter((c) => c.matrix === 'weights');
   assert.equal(masked[1].value, 0);

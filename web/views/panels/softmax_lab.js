@@ -184,7 +184,15 @@ export class SoftmaxLabPanel {
     this.message.classList.remove('pn-error');
     this.message.textContent = '';
     this.renderNote(parsed.values);
+    this.markPreset(parsed.values);
     this.renderSteps(s, this.labelsFor(parsed.values), temp.value);
+  }
+
+  /** aria-pressed on the preset whose row is in the field (none after the learner edits it). */
+  markPreset(values) {
+    const same = (a) => a && a.length === values.length && a.every((x, i) => Object.is(Math.fround(x), Math.fround(values[i])));
+    for (const p of PRESETS) this.presetButtons.get(p.id).setAttribute('aria-pressed', String(same(p.scores)));
+    this.sentenceButton.setAttribute('aria-pressed', String(Boolean(this.sentenceRow && same(this.sentenceRow.values))));
   }
 
   renderNote(values) {
