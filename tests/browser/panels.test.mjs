@@ -331,7 +331,7 @@ test('plane: touch-size handles (>= 24 px) at 375 px width, and a finger can dra
 
 test('formula: every term is keyboard focusable, explains itself and asks for a highlight', async () => {
   const { page, close } = await open('?lang=en');
-  const expect = { attention: 'output', softmax: 'weights', Q: 'Q', KT: 'K', sqrt: 'scores,scaled', V: 'V' };
+  const expect = { attention: 'head_output', softmax: 'weights', Q: 'Q', KT: 'K', sqrt: 'scores,scaled', V: 'V' };
   const explain = page.locator('.pn-formula .pn-term-explain');
   const hl = page.locator('#demo-highlight');
   for (const [term, names] of Object.entries(expect)) {
@@ -366,20 +366,22 @@ async function checkAnalogy(page, settings, h, q, text = SENTENCE) {
   const seen = new Set();
   for (const c of got) {
     seen.add(c.matrix);
+    assert.ok(!Number.isNaN(c.value), `${c.matrix} has a data-value`);
     let want;
     switch (c.matrix) {
       case 'Q': assert.equal(c.row, q); want = at(hd.Q, c.row, c.col); break;
       case 'K': want = at(hd.K, c.row, c.col); break;
       case 'V': want = at(hd.V, c.row, c.col); break;
       case 'scores': case 'scaled': case 'weights': assert.equal(c.row, q); want = at(hd[c.matrix], c.row, c.col); break;
-      case 'output': assert.equal(c.row, q); want = at(hd.output, c.row, c.col); break;
+      case 'head_output': assert.equal(c.row, q); want = at(hd.output, c.row, c.col); break;
       // what book j hands over: weight(q, j) x V[j][c]
       case 'weightedV': want = at(hd.weights, q, c.row) * at(hd.V, c.row, c.col); break;
       default: assert.fail(`unexpected matrix ${c.matrix}`);
     }
     near(c.value, want, 1e-6, `${c.matrix}[${c.row}][${c.col}]`);
   }
-  for (const m of ['Q', 'K', 'V', 'scores', 'weights', 'weightedV', 'output']) assert.ok(seen.has(m), m);
+  for (const m of ['Q', 'K', 'V', 'scores', 'weights', 'weightedV', 'head_output']) assert.ok(seen.has(m), m);
+  assert.ok(await page.$$eval('.pn-analogy [data-matrix]', (ns, head) => ns.every((n) => n.dataset.head === String(head)), h), 'data-head');
   // what the books hand over adds up to the output row
   for (let c = 0; c < tr.dK; c++) {
     const sum = got.filter((x) => x.matrix === 'weightedV' && x.col === c).reduce((s, x) => s + x.value, 0);

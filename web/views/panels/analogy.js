@@ -112,10 +112,10 @@ export class AnalogyPanel {
       el('p', { class: 'pn-explain', text: t('panel.analogy.home.explain') }),
       el('p', { class: 'pn-line' }, [
         el('span', { class: 'pn-sym', text: t('panel.analogy.home.label', { i: q + 1 }) }),
-        vector(rowOf(head.output, q), 'output', q, t),
+        vector(rowOf(head.output, q), 'head_output', q, t),
       ]),
     ]);
-    this.linkHighlight(home, ['weights', 'V', 'output']);
+    this.linkHighlight(home, ['weights', 'V', 'head_output']);
 
     const books = el('div', { class: 'pn-block' }, [
       el('h3', { class: 'pn-sub', text: t('panel.analogy.books.title') }),
@@ -123,5 +123,7 @@ export class AnalogyPanel {
       list,
     ]);
     this.body.append(query, books, home);
+    // the main page's cells say which head they belong to; so do these (names match the trace)
+    for (const node of this.body.querySelectorAll('[data-matrix]')) node.dataset.head = String(h);
   }
 }

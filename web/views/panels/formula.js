@@ -6,7 +6,7 @@ import { uid, el, mathml, num, fmt, clear } from './util.js';
 
 // term -> the matrices it names on the page (the trace's field names)
 const TERMS = [
-  { id: 'attention', highlight: ['output'] },
+  { id: 'attention', highlight: ['head_output'] },
   { id: 'softmax', highlight: ['weights'] },
   { id: 'Q', highlight: ['Q'] },
   { id: 'KT', highlight: ['K'] },
