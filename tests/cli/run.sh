@@ -1,2 +1,165 @@
-#!/bin/sh
-exit 0
+#!/usr/bin/env bash
+# run.sh: end-to-end checks of the qkv CLI (CTest entry "cli"). Fixture cases through `qkv attend`
+# must match NumPy; every bad input must exit 2 with exactly one line on stderr and nothing on
+# stdout. Not the core's unit tests (tests/core). usage: tests/cli/run.sh PATH/TO/qkv
+set -u
+
+qkv=${1:?usage: tests/cli/run.sh PATH/TO/qkv}
+here=$(cd "$(dirname "$0")" && pwd)
+fixture="$here/../fixtures/attention_v1.json"
+py=/usr/bin/python3  # Debian's interpreter; `python3` on PATH may lack what we need
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $*"
+}
+
+# expect_error DESCRIPTION STDIN_FILE ARGS...: qkv ARGS < STDIN_FILE must exit 2, print nothing
+# on stdout and exactly one non-empty line on stderr.
+expect_error() {
+  local desc=$1 input=$2
+  shift 2
+  "$qkv" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  local lines
+  lines=$(wc -l <"$tmp/err")
+  if [[ $rc -ne 2 ]]; then
+    fail "$desc: exit status $rc, want 2 (stderr: $(head -c 300 "$tmp/err"))"
+  elif [[ $lines -ne 1 || $(wc -c <"$tmp/err") -lt 10 || $(tail -c 1 "$tmp/err") != "" ]]; then
+    fail "$desc: stderr has $lines lines, want exactly 1: $(head -c 300 "$tmp/err")"
+  elif [[ -s $tmp/out ]]; then
+    fail "$desc: wrote to stdout on error: $(head -c 100 "$tmp/out")"
+  else
+    pass
+  fi
+}
+
+# expect_ok DESCRIPTION STDIN_FILE ARGS...: exit 0, empty stderr, JSON on stdout.
+expect_ok() {
+  local desc=$1 input=$2
+  shift 2
+  "$qkv" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [[ $rc -ne 0 || -s $tmp/err ]]; then
+    fail "$desc: exit status $rc, stderr: $(head -c 300 "$tmp/err")"
+  elif ! "$py" -c 'import json,sys; json.load(sys.stdin)' <"$tmp/out" 2>/dev/null; then
+    fail "$desc: stdout is not JSON"
+  else
+    pass
+  fi
+}
+
+if [[ ! -x $qkv ]]; then
+  echo "FAIL: $qkv is not an executable"
+  echo "cli: 0 passed, 1 failed"
+  exit 1
+fi
+
+null=/dev/null
+printf 'a\000b' >"$tmp/nul.txt"
+printf 'a\001b' >"$tmp/soh.txt"
+printf '\355\240\200' >"$tmp/surrogate.txt"
+: >"$tmp/empty.txt"
+printf '{"X": [[1, 2]' >"$tmp/cut.json"
+printf '[1, 2]' >"$tmp/list.json"
+printf '{"X": [[1, 2], [3]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}' >"$tmp/ragged.json"
+printf '{"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}' >"$tmp/huge.json"
+printf '{"X": [[1, 2]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "heads": 3}' >"$tmp/heads3.json"
+printf '{"X": [[1, 2]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "temperature": 0}' >"$tmp/temp0.json"
+printf '{"X": [[1, 2]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "bogus": 1}' >"$tmp/unknown.json"
+"$py" -c 'import sys; sys.stdout.write("[" * 100000)' >"$tmp/deep.json"
+"$py" -c 'import sys; sys.stdout.write("[" * 100000 + "]" * 100000)' >"$tmp/deep_closed.json"
+words65=$(for i in $(seq 65); do printf 'a '; done)
+han513=$(for i in $(seq 513); do printf '鱼'; done)
+
+# --- happy paths -------------------------------------------------------------------------------
+expect_ok "tokenize Chinese" $null tokenize "小猫吃鱼，它很开心"
+expect_ok "trace Chinese" $null trace "小猫吃鱼，它很开心"
+expect_ok "trace from stdin" <(printf '小猫吃鱼') trace -
+expect_ok "65 tokens with --max-tokens 512" $null tokenize "$words65" --max-tokens 512
+expect_ok "trace 65 tokens with --max-tokens 512" $null trace "$words65" --max-tokens 512
+expect_ok "explicit --d-k with heads not dividing d_model" $null trace "I love you" --heads 3 --d-k 4
+if "$qkv" --help 2>&1 | grep -q '^usage: qkv'; then pass; else fail "--help prints no usage"; fi
+
+# tokens of the seed sentence
+out=$("$qkv" tokenize "小猫吃鱼，它很开心" 2>&1)
+if "$py" -c 'import json,sys; t=json.loads(sys.argv[1])["tokens"]; sys.exit(t != ["小猫","吃","鱼","，","它","很","开心"])' "$out" 2>/dev/null; then
+  pass
+else
+  fail "tokenize 小猫吃鱼，它很开心: $out"
+fi
+
+# --- fixtures through `qkv attend`, and trace properties ----------------------------------------
+if "$py" "$here/check_attend.py" "$qkv" "$fixture" >"$tmp/check.txt" 2>&1; then
+  pass
+else
+  fail "check_attend.py:"
+  cat "$tmp/check.txt"
+fi
+tail -n 1 "$tmp/check.txt"
+
+# --- bad inputs: exit 2, one line on stderr ------------------------------------------------------
+expect_error "empty text" $null tokenize ""
+expect_error "empty text (trace)" $null trace ""
+expect_error "whitespace only" $null tokenize "   "
+expect_error "whitespace and tabs only" $null trace "$(printf ' \t ')"
+expect_error "invalid UTF-8 argument (surrogate)" $null tokenize "$(printf '\355\240\200')"
+expect_error "invalid UTF-8 argument (lone continuation)" $null trace "$(printf 'ab\200')"
+expect_error "invalid UTF-8 argument (overlong)" $null tokenize "$(printf '\300\257')"
+expect_error "invalid UTF-8 argument (F5)" $null tokenize "$(printf '\365\200\200\200')"
+expect_error "invalid UTF-8 on stdin" "$tmp/surrogate.txt" tokenize -
+expect_error "NUL byte on stdin" "$tmp/nul.txt" tokenize -
+expect_error "NUL byte on stdin (trace)" "$tmp/nul.txt" trace -
+expect_error "control character U+0001 on stdin" "$tmp/soh.txt" tokenize -
+expect_error "over the token cap (65 > 64)" $null tokenize "$words65"
+expect_error "over the token cap (trace)" $null trace "$words65"
+expect_error "over the raised cap (513 > 512)" $null tokenize "$han513" --max-tokens 512
+expect_error "--max-tokens 513" $null tokenize "a" --max-tokens 513
+expect_error "--max-tokens 0" $null tokenize "a" --max-tokens 0
+expect_error "unknown option" $null trace "hi" --bogus
+expect_error "unknown option for tokenize" $null tokenize "hi" --heads 2
+expect_error "unknown command" $null frobnicate "hi"
+expect_error "two texts" $null trace "a" "b"
+expect_error "no text" $null trace
+expect_error "option without value" $null trace "hi" --heads
+expect_error "--heads 0" $null trace "hi" --heads 0
+expect_error "--heads 17" $null trace "hi" --heads 17
+expect_error "--heads abc" $null trace "hi" --heads abc
+expect_error "--heads 2.5" $null trace "hi" --heads 2.5
+expect_error "--heads 99999999999999999999" $null trace "hi" --heads 99999999999999999999
+expect_error "--d-model 0" $null trace "hi" --d-model 0
+expect_error "--temperature 0" $null trace "hi" --temperature 0
+expect_error "--temperature -1" $null trace "hi" --temperature -1
+expect_error "--temperature nan" $null trace "hi" --temperature nan
+expect_error "--temperature inf" $null trace "hi" --temperature inf
+expect_error "--temperature 1e999" $null trace "hi" --temperature 1e999
+expect_error "--temperature abc" $null trace "hi" --temperature abc
+expect_error "--seed -1" $null trace "hi" --seed -1
+expect_error "--seed abc" $null trace "hi" --seed abc
+expect_error "--seed 2^64" $null trace "hi" --seed 18446744073709551616
+expect_error "heads not dividing d_model" $null trace "I love you" --d-model 8 --heads 3
+expect_error "attend: malformed JSON" "$tmp/cut.json" attend -
+expect_error "attend: not an object" "$tmp/list.json" attend -
+expect_error "attend: ragged rows" "$tmp/ragged.json" attend -
+expect_error "attend: 1e400" "$tmp/huge.json" attend -
+expect_error "attend: unknown key" "$tmp/unknown.json" attend -
+expect_error "attend: heads not dividing the columns" "$tmp/heads3.json" attend -
+expect_error "attend: temperature 0" "$tmp/temp0.json" attend -
+expect_error "attend: 100000 '['" "$tmp/deep.json" attend -
+expect_error "attend: 100000 '[' closed" "$tmp/deep_closed.json" attend "$tmp/deep_closed.json"
+expect_error "attend: empty stdin" "$tmp/empty.txt" attend -
+expect_error "attend: empty file" $null attend "$tmp/empty.txt"
+expect_error "tokenize: empty stdin" "$tmp/empty.txt" tokenize -
+expect_error "trace: empty stdin" "$tmp/empty.txt" trace -
+expect_error "attend: missing file" $null attend "$tmp/does-not-exist.json"
+expect_error "attend: a directory" $null attend "$tmp"
+expect_error "attend: no file" $null attend
+expect_error "attend: two files" $null attend "$tmp/cut.json" "$tmp/cut.json"
+
+echo "cli: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

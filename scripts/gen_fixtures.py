@@ -1,0 +1,194 @@
+"""gen_fixtures.py: NumPy float64 reference outputs for the attention core's tests.
+
+Writes tests/fixtures/attention_v1.json. Run it through scripts/gen_fixtures (Debian's
+/usr/bin/python3 has NumPy). Not a test itself: the doctest and CLI tests read its output.
+
+Layout convention (the same as src/core/attention.hpp):
+  X: n x d_model.  W_Q, W_K, W_V: d_model x (h*d_k); head i uses columns [i*d_k, (i+1)*d_k).
+  W_O: (h*d_k) x d_model; absent means identity (output = concat).
+Inputs are rounded to float32 first, and the reference is computed in float64 from those
+float32 values, so the C++ float32 result is compared against the exact maths of its own inputs.
+JSON null stands for -inf (masked cells).
+"""
+
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+FORMAT_VERSION = 1
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures",
+                   "attention_v1.json")
+
+
+def f32(a):
+    """Round to float32, hand back float64 holding exactly those values."""
+    return np.asarray(a, dtype=np.float32).astype(np.float64)
+
+
+def to_list(m):
+    """Matrix or vector to nested lists; -inf becomes None (JSON null)."""
+    m = np.asarray(m, dtype=np.float64)
+    if m.ndim == 1:
+        return [None if v == -np.inf else float(v) for v in m]
+    return [to_list(row) for row in m]
+
+
+def softmax_rows(x, temperature):
+    # the same stable form the core uses: subtract the row max, then divide by temperature
+    m = np.max(x, axis=1, keepdims=True)
+    e = np.exp((x - m) / temperature)
+    return e / np.sum(e, axis=1, keepdims=True)
+
+
+def reference(X, W_Q, W_K, W_V, W_O, heads, causal, scale, temperature):
+    n = X.shape[0]
+    hd = W_Q.shape[1]
+    d_k = hd // heads
+    scale_factor = 1.0 / math.sqrt(d_k) if scale else 1.0
+    out_heads = []
+    for i in range(heads):
+        cols = slice(i * d_k, (i + 1) * d_k)
+        Q = X @ W_Q[:, cols]
+        K = X @ W_K[:, cols]
+        V = X @ W_V[:, cols]
+        scores = Q @ K.T
+        scaled = scores / math.sqrt(d_k) if scale else scores.copy()
+        masked = scaled.copy()
+        if causal:
+            masked[np.triu_indices(n, k=1)] = -np.inf
+        weights = softmax_rows(masked, temperature)
+        output = weights @ V
+        out_heads.append({"Q": Q, "K": K, "V": V, "scores": scores, "scaled": scaled,
+                          "masked": masked, "weights": weights, "output": output})
+    concat = np.concatenate([h["output"] for h in out_heads], axis=1)
+    output = concat @ W_O if W_O is not None else concat.copy()
+    return {
+        "d_k": d_k,
+        "scale_factor": scale_factor,
+        "heads": [{k: to_list(v) for k, v in h.items()} for h in out_heads],
+        "concat": to_list(concat),
+        "output": to_list(output),
+    }
+
+
+def make_case(name, X, W_Q, W_K, W_V, W_O=None, heads=1, causal=False, scale=True,
+              temperature=1.0):
+    X, W_Q, W_K, W_V = f32(X), f32(W_Q), f32(W_K), f32(W_V)
+    W_O = f32(W_O) if W_O is not None else None
+    temperature = float(np.float32(temperature))
+    inputs = {"X": to_list(X), "W_Q": to_list(W_Q), "W_K": to_list(W_K), "W_V": to_list(W_V)}
+    if W_O is not None:
+        inputs["W_O"] = to_list(W_O)
+    inputs.update({"heads": heads, "causal": causal, "scale": scale, "temperature": temperature})
+    return {"name": name, "inputs": inputs,
+            "expected": reference(X, W_Q, W_K, W_V, W_O, heads, causal, scale, temperature)}
+
+
+def random_case(name, seed, n, d_model, heads, d_k=None, with_w_o=False, **opts):
+    """Weights drawn like a real layer (N(0, 1/fan_in)) so scores stay near unit size."""
+    rs = np.random.RandomState(seed)
+    d_k = d_k if d_k is not None else d_model // heads
+    hd = heads * d_k
+    X = rs.randn(n, d_model)
+    W_Q = rs.randn(d_model, hd) / math.sqrt(d_model)
+    W_K = rs.randn(d_model, hd) / math.sqrt(d_model)
+    W_V = rs.randn(d_model, hd) / math.sqrt(d_model)
+    W_O = rs.randn(hd, d_model) / math.sqrt(hd) if with_w_o else None
+    return make_case(name, X, W_Q, W_K, W_V, W_O, heads=heads, **opts)
+
+
+def seed_article_inputs():
+    # The seed article's example, verbatim: one head, no W_O, scaled.
+    np.random.seed(42)
+    X = np.random.randn(4, 8)
+    W_Q = np.random.randn(8, 4)
+    W_K = np.random.randn(8, 4)
+    W_V = np.random.randn(8, 4)
+    return X, W_Q, W_K, W_V
+
+
+def softmax_entry(row, temperature=1.0):
+    x = f32(row)  # None -> nan after asarray; map it to -inf explicitly below
+    x = np.array([-np.inf if r is None else v for r, v in zip(row, x)], dtype=np.float64)
+    t = float(np.float32(temperature))
+    m = np.max(x)
+    shifted = (x - m) / t
+    exps = np.exp(shifted)
+    total = np.sum(exps)
+    return {"input": to_list(x), "temperature": t, "max": float(m), "shifted": to_list(shifted),
+            "exps": to_list(exps), "sum": float(total), "weights": to_list(exps / total)}
+
+
+def positional_encoding(n, d_model):
+    pe = np.zeros((n, d_model))
+    for pos in range(n):
+        for c in range(d_model):
+            angle = pos / 10000.0 ** ((2.0 * (c // 2)) / d_model)
+            pe[pos, c] = math.sin(angle) if c % 2 == 0 else math.cos(angle)
+    return pe
+
+
+def dumps(value, indent=0):
+    """JSON with one matrix row (any list of scalars) per line, so diffs stay readable."""
+    pad = " " * indent
+    if isinstance(value, dict):
+        items = ['%s "%s": %s' % (pad, k, dumps(v, indent + 1)) for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, list) and any(isinstance(v, (list, dict)) for v in value):
+        items = [pad + " " + dumps(v, indent + 1) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    return json.dumps(value, allow_nan=False)
+
+
+def main():
+    seed_X, seed_W_Q, seed_W_K, seed_W_V = seed_article_inputs()
+    cases = [
+        make_case("seed_article", seed_X, seed_W_Q, seed_W_K, seed_W_V),
+        make_case("seed_article_causal", seed_X, seed_W_Q, seed_W_K, seed_W_V, causal=True),
+        random_case("n5_d8_h2", 1, 5, 8, 2),
+        random_case("n7_d12_h3_wo", 2, 7, 12, 3, with_w_o=True),
+        random_case("n16_d32_h4_wo", 3, 16, 32, 4, with_w_o=True),
+        random_case("causal_n5_d8_h2", 5, 5, 8, 2, causal=True),
+        random_case("causal_n16_d32_h4_wo", 6, 16, 32, 4, with_w_o=True, causal=True),
+        random_case("noscale_n5_d8_h2", 7, 5, 8, 2, scale=False),
+        random_case("noscale_causal_n7_d12_h3_wo", 8, 7, 12, 3, with_w_o=True, scale=False,
+                    causal=True),
+        random_case("temp0.5_n7_d12_h3", 9, 7, 12, 3, temperature=0.5),
+        random_case("temp3_n7_d12_h3_wo_causal", 10, 7, 12, 3, with_w_o=True, causal=True,
+                    temperature=3.0),
+        random_case("dk4_n5_d6_h2_wo", 11, 5, 6, 2, d_k=4, with_w_o=True),
+        random_case("n1_d4_h1", 12, 1, 4, 1, causal=True),
+    ]
+    softmax = [
+        softmax_entry([3.2, 1.8, 0.4]),
+        softmax_entry([8.0, 1.2, 3.5, 2.0, 0.5, 1.0]),
+        softmax_entry([3.2, 1.8, 0.4], 0.5),
+        softmax_entry([3.2, 1.8, 0.4], 3.0),
+        softmax_entry([2.0, None, 1.0, None]),
+        softmax_entry([1.0, 1.0, 1.0, 1.0]),
+    ]
+    pe_n, pe_d = 6, 8
+    doc = {
+        "format_version": FORMAT_VERSION,
+        "generator": "scripts/gen_fixtures (NumPy %s, float64 from float32 inputs)"
+                     % np.__version__,
+        "layout": "W_Q/W_K/W_V: d_model x (h*d_k), head i = columns [i*d_k,(i+1)*d_k); "
+                  "W_O: (h*d_k) x d_model, absent = identity; null = -inf",
+        "cases": cases,
+        "softmax": softmax,
+        "positional_encoding": {"n": pe_n, "d_model": pe_d,
+                                "values": to_list(positional_encoding(pe_n, pe_d))},
+    }
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w", encoding="utf-8") as f:
+        f.write(dumps(doc))
+        f.write("\n")
+    print("wrote %s: %d cases, %d softmax rows" % (os.path.relpath(OUT), len(cases), len(softmax)),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
