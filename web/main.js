@@ -143,6 +143,7 @@ class App {
   // ---- running the core ----
 
   run(initial) {
+    const started = performance.now();
     const messages = [];
     if (initial) for (const n of this.urlNotices) messages.push({ kind: 'notice', text: this.translator.t(`notice.${n.problem}`, n) });
     try {
@@ -160,6 +161,7 @@ class App {
     this.messages = messages;
     this.input.showMessages(messages);
     this.render();
+    document.body.dataset.runMs = (performance.now() - started).toFixed(1);   // read by the speed test
   }
 
   // No good trace yet (a bad link): show the default sentence and settings instead of nothing.
@@ -201,12 +203,22 @@ class App {
     this.settings.update(this.state);
     this.renderHeadPicker(result.trace.heads);
     this.input.showCount(this.translator.t('input.count', { n: result.tokens.length, max: result.settings.maxTokens }));
-    for (const p of this.panels) {
-      try { p.update({ result, state: { ...this.state } }); } catch (e) { console.warn('panel update failed', e); }
-    }
+    this.schedulePanels();
     this.writeUrl();
     this.renders++;
     document.body.dataset.renders = String(this.renders);
+  }
+
+  // Panels sit below the walkthrough: they are updated after the walkthrough has painted, so
+  // typing never waits for them.
+  schedulePanels() {
+    clearTimeout(this.panelTimer);
+    this.panelTimer = setTimeout(() => {
+      const result = this.result;
+      for (const p of this.panels) {
+        try { p.update({ result, state: { ...this.state } }); } catch (e) { console.warn('panel update failed', e); }
+      }
+    }, 30);
   }
 
   renderHeadPicker(heads) {
@@ -223,6 +235,7 @@ class App {
   }
 
   onPlayer(snap, why) {
+    const started = performance.now();
     this.walk.show(snap);
     this.bar.update(snap);
     if (this.state.step !== snap.stage + 1) {
@@ -233,6 +246,7 @@ class App {
     if (settled && why !== 'speed' && why !== 'play') this.announce(this.walk.narrate(snap));
     document.body.dataset.stage = STAGES[snap.stage];
     document.body.dataset.k = String(snap.k);
+    if (why === 'frame') document.body.dataset.frameMs = (performance.now() - started).toFixed(2);
   }
 
   announce(text) {
