@@ -42,7 +42,7 @@ test('375 px phone: no horizontal page scroll, screenshots in zh and en', async 
       await gotoStage(page, si, id);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 1, `${tag} ${id}: page scrolls sideways by ${overflow}px`);
-      if (['tokens', 'project', 'score', 'softmax', 'mix'].includes(id)) await shot(page, `${tag}-375-${si + 1}-${id}`);
+      if (['tokens', 'project', 'score', 'softmax', 'mix'].includes(id)) await shot(page, `${tag}-375-${si + 1}-${id}`, "#walkthrough");
     }
     assert.deepEqual(errors, []);
     await context.close();
