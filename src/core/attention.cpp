@@ -5,6 +5,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "gemm.hpp"
 
 namespace ap {
 
@@ -106,11 +107,11 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
     H.W_K = w.W_K.middleCols(i * d_k, d_k);
     H.W_V = w.W_V.middleCols(i * d_k, d_k);
     // pass 1: project. Q, K, V: n x d_k
-    H.Q.noalias() = t.X * H.W_Q;
-    H.K.noalias() = t.X * H.W_K;
-    H.V.noalias() = t.X * H.W_V;
+    gemm(t.X, H.W_Q, H.Q);
+    gemm(t.X, H.W_K, H.K);
+    gemm(t.X, H.W_V, H.V);
     // pass 2: score. scores: n x n, row i = query i, column j = key j
-    H.scores.noalias() = H.Q * H.K.transpose();
+    gemm_abt(H.Q, H.K, H.scores);
     // pass 3: scale by 1/sqrt(d_k)
     H.scaled = H.scores * t.scale_factor;
     // pass 4: mask the future (j > i) with -inf
@@ -121,7 +122,7 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
     // pass 5: softmax each row (with temperature)
     H.weights = softmax_rows(H.masked, opt.temperature);
     // pass 6: mix values. output: n x d_k, row i = sum_j weights(i, j) V_j
-    H.output.noalias() = H.weights * H.V;
+    gemm(H.weights, H.V, H.output);
     // pass 7: merge heads (concatenate)
     t.concat.middleCols(i * d_k, d_k) = H.output;
   }
@@ -131,7 +132,7 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
   } else {
     t.W_O = Matrix::Identity(hd, hd);
   }
-  t.output.noalias() = t.concat * t.W_O;
+  gemm(t.concat, t.W_O, t.output);
   if (!t.output.allFinite())
     throw Error("overflow", "the numbers grew beyond float32 range (about 3.4e38): use smaller "
                             "inputs or weights");

@@ -4,6 +4,7 @@
 // Errors come back as {ok: false, error: {code, message}} rather than as C++ exceptions.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -12,7 +13,9 @@
 #include <vector>
 
 #include "attention.hpp"
+#include "bench.hpp"
 #include "error.hpp"
+#include "gemm.hpp"
 #include "model.hpp"
 #include "tokenizer.hpp"
 
@@ -266,4 +269,52 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("dotSteps", &dot_steps);
   emscripten::function("finiteRange", &finite_range);
   emscripten::function("limits", &limits);
+
+  // ---- for tests/node/gemm.test.mjs and scripts/bench only (the page does not use these) ----
+  // C = A op(B) through the fast path (SIMD128 here), the portable packed path, or Eigen.
+  // which: "fast" | "portable" | "eigen"; returns {ok, C} or {ok: false, error}.
+  emscripten::function(
+      "gemm", emscripten::optional_override(
+                  [](const val& a, const val& b, bool transpose_b, const std::string& which) {
+                    return guarded([&] {
+                      const ap::Matrix A = mat_from(a, "A"), B = mat_from(b, "B");
+                      ap::Matrix C;
+                      if (which == "portable")
+                        ap::gemm_packed_portable(A, B, transpose_b, C);
+                      else if (which == "eigen")
+                        ap::gemm_eigen(A, B, transpose_b, C);
+                      else if (transpose_b)
+                        ap::gemm_abt(A, B, C);
+                      else
+                        ap::gemm(A, B, C);
+                      val o = ok();
+                      o.set("C", mat(C));
+                      o.set("simd128", ap::gemm_uses_simd128());
+                      return o;
+                    });
+                  }));
+  // per-iteration milliseconds of attend() / gemm() loops run inside wasm (bench.hpp)
+  emscripten::function("benchForward",
+                       emscripten::optional_override([](int n, int d_model, int heads, int iters) {
+                         const std::vector<double> ms = ap::bench_forward(n, d_model, heads, iters);
+                         return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
+                       }));
+  emscripten::function("benchTrainStep",
+                       emscripten::optional_override([](int n, int d_model, int heads, int iters) {
+                         const std::vector<double> ms = ap::bench_train_step(n, d_model, heads, iters);
+                         return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
+                       }));
+  emscripten::function("benchGemm",
+                       emscripten::optional_override([](int m, int k, int n, int iters) {
+                         const std::vector<double> ms = ap::bench_gemm(m, k, n, iters);
+                         return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
+                       }));
+  // bytes of the wasm heap in use by malloc, and the heap's total size
+  emscripten::function("heapStats", emscripten::optional_override([] {
+                         const struct mallinfo mi = mallinfo();
+                         val o = val::object();
+                         o.set("inUse", static_cast<double>(mi.uordblks));
+                         o.set("total", static_cast<double>(mi.arena));
+                         return o;
+                       }));
 }

@@ -55,12 +55,17 @@ const cases = [
   { text: 'a b c d e', args: ['--d-model', '10', '--heads', '3', '--d-k', '5', '--seed', '18446744073709551615'], settings: { dModel: 10, heads: 3, dK: 5, seed: '18446744073709551615' } },
 ];
 
+// Relative 1e-5, not 1e-6: under WebAssembly the matrix products run on the SIMD128 kernel
+// (src/core/gemm.cpp), which sums each dot product in k order, while native Eigen sums in its own
+// vectorised order. Measured on these cases, each side is within 9e-7 of a float64 forward pass,
+// in opposite directions, so they differ by up to 1.3e-6 (case 'a b c d e'); 1e-5 leaves room
+// for that and still catches any real mistake (a wrong element is off by O(1)).
 for (const c of cases) {
-  test(`trace matches the native CLI to 1e-6: ${c.text} ${c.args.join(' ')}`, () => {
+  test(`trace matches the native CLI to 1e-5: ${c.text} ${c.args.join(' ')}`, () => {
     const ref = native(['trace', c.text, ...c.args]);
     const got = core.trace(c.text, c.settings);
     assert.deepEqual(got.tokens.map((t) => t.text), ref.tokens);
-    assertTraceClose(ref, got.trace, 1e-6);
+    assertTraceClose(ref, got.trace, 1e-5);
     for (const h of got.trace.head) {
       for (let r = 0; r < h.weights.rows; r++) {
         let s = 0;

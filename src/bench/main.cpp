@@ -1,0 +1,75 @@
+// main.cpp of ap_bench: the native side of scripts/bench. Times attend() and gemm() with the very
+// loops the wasm module runs (src/core/bench.hpp) and prints one JSON object. Not a test.
+//   ap_bench [--quick]
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+#include "gemm.hpp"
+
+namespace {
+
+struct Size {
+  int n, d_model, heads, iterations, quick_iterations;
+};
+
+// the sizes of issue 7; iterations keep each size well under a second at -O2
+const Size kSizes[] = {{8, 16, 2, 2000, 200},
+                       {64, 64, 4, 400, 40},
+                       {128, 256, 4, 60, 10},
+                       {512, 768, 12, 10, 3}};
+
+struct GemmSize {
+  int m, k, n, iterations;
+};
+const GemmSize kGemm[] = {{512, 768, 64, 40}, {512, 64, 512, 40}, {512, 768, 768, 6}};
+
+void print_ms(const std::vector<double>& ms) {
+  std::printf("[");
+  for (std::size_t i = 0; i < ms.size(); ++i) std::printf(i ? ",%.5f" : "%.5f", ms[i]);
+  std::printf("]");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  std::printf("{\"eigenSimd\":\"%s\",\"forward\":[", Eigen::SimdInstructionSetsInUse());
+  bool first = true;
+  for (const Size& s : kSizes) {
+    const std::vector<double> ms =
+        ap::bench_forward(s.n, s.d_model, s.heads, quick ? s.quick_iterations : s.iterations);
+    std::printf("%s{\"n\":%d,\"dModel\":%d,\"heads\":%d,\"flops\":%.0f,\"ms\":", first ? "" : ",",
+                s.n, s.d_model, s.heads, ap::forward_flops(s.n, s.d_model, s.heads));
+    print_ms(ms);
+    std::printf("}");
+    std::fflush(stdout);
+    first = false;
+  }
+  std::printf("],\"train\":[");
+  first = true;
+  for (const Size& s : kSizes) {
+    const int iters = std::max(2, (quick ? s.quick_iterations : s.iterations) / 3);
+    const std::vector<double> ms = ap::bench_train_step(s.n, s.d_model, s.heads, iters);
+    std::printf("%s{\"n\":%d,\"dModel\":%d,\"heads\":%d,\"ms\":", first ? "" : ",", s.n,
+                s.d_model, s.heads);
+    print_ms(ms);
+    std::printf("}");
+    std::fflush(stdout);
+    first = false;
+  }
+  std::printf("],\"gemm\":[");
+  first = true;
+  for (const GemmSize& g : kGemm) {
+    const std::vector<double> ms = ap::bench_gemm(g.m, g.k, g.n, quick ? 3 : g.iterations);
+    std::printf("%s{\"m\":%d,\"k\":%d,\"n\":%d,\"ms\":", first ? "" : ",", g.m, g.k, g.n);
+    print_ms(ms);
+    std::printf("}");
+    first = false;
+  }
+  std::printf("]}\n");
+  return 0;
+}
