@@ -133,7 +133,10 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
     t.W_O = Matrix::Identity(hd, hd);
   }
   gemm(t.concat, t.W_O, t.output);
-  if (!t.output.allFinite())
+  // Q K^T squares the inputs' size: the scores can overflow while the output stays finite
+  bool finite = t.output.allFinite();
+  for (const HeadTrace& H : t.head) finite = finite && H.scores.allFinite();
+  if (!finite)
     throw Error("overflow", "the numbers grew beyond float32 range (about 3.4e38): use smaller "
                             "inputs or weights");
   return t;

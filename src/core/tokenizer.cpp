@@ -29,7 +29,7 @@ enum class Cls { Space, Split, Han, Digit, Letter, Apostrophe, Punct, Symbol };
 
 Cls classify(char32_t c) {
   if (c == '|') return Cls::Split;
-  if (is_space(c)) return Cls::Space;
+  if (is_space(c) || c == 0x200B || c == 0xFEFF) return Cls::Space;  // + zero-width space, BOM
   if (is_han(c)) return Cls::Han;
   if (c >= '0' && c <= '9') return Cls::Digit;
   if (c == '\'' || c == 0x2019) return Cls::Apostrophe;
@@ -112,7 +112,11 @@ std::vector<Token> tokenize(std::string_view text, const Lexicon& lex, int max_t
   }
   const std::vector<Grapheme> gs = graphemes(cps);
   Builder b(text, cps, gs, lex);
-  auto cls_of = [&](std::size_t g) { return classify(cps[gs[g].first].value); };
+  auto cls_of = [&](std::size_t g) {
+    // a keycap (1️⃣, #️⃣) is an emoji whatever its base, so it never glues to a number
+    if (cps[gs[g].last - 1].value == 0x20E3) return Cls::Symbol;
+    return classify(cps[gs[g].first].value);
+  };
 
   const std::size_t n = gs.size();
   std::size_t g = 0;

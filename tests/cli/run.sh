@@ -72,6 +72,8 @@ printf '{"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}' >"$tmp/huge.
 printf '{"X": [[1, 2]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "heads": 3}' >"$tmp/heads3.json"
 printf '{"X": [[1, 2]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "temperature": 0}' >"$tmp/temp0.json"
 printf '{"X": [[1, 2]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "bogus": 1}' >"$tmp/unknown.json"
+printf '{"X": [[1, 2]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "temperature": 1e300}' >"$tmp/temp1e300.json"
+printf '{"X": [[1e20, 1e20], [1, 2]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]]}' >"$tmp/overflow.json"
 "$py" -c 'import sys; sys.stdout.write("[" * 100000)' >"$tmp/deep.json"
 "$py" -c 'import sys; sys.stdout.write("[" * 100000 + "]" * 100000)' >"$tmp/deep_closed.json"
 words65=$(for i in $(seq 65); do printf 'a '; done)
@@ -92,6 +94,14 @@ if "$py" -c 'import json,sys; t=json.loads(sys.argv[1])["tokens"]; sys.exit(t !=
   pass
 else
   fail "tokenize 小猫吃鱼，它很开心: $out"
+fi
+
+# a byte order mark on standard input (files saved by some editors) is not a token
+out=$(printf '\357\273\277小猫吃鱼' | "$qkv" tokenize - 2>&1)
+if "$py" -c 'import json,sys; t=json.loads(sys.argv[1])["tokens"]; sys.exit(t != ["小猫","吃","鱼"])' "$out" 2>/dev/null; then
+  pass
+else
+  fail "tokenize with a BOM: $out"
 fi
 
 # --- fixtures through `qkv attend`, and trace properties ----------------------------------------
@@ -150,6 +160,9 @@ expect_error "attend: 1e400" "$tmp/huge.json" attend -
 expect_error "attend: unknown key" "$tmp/unknown.json" attend -
 expect_error "attend: heads not dividing the columns" "$tmp/heads3.json" attend -
 expect_error "attend: temperature 0" "$tmp/temp0.json" attend -
+expect_error "attend: temperature 1e300" "$tmp/temp1e300.json" attend -
+expect_error "attend: scores overflow float32" "$tmp/overflow.json" attend -
+expect_error "--temperature 1e300" $null trace "hi" --temperature 1e300
 expect_error "attend: 100000 '['" "$tmp/deep.json" attend -
 expect_error "attend: 100000 '[' closed" "$tmp/deep_closed.json" attend "$tmp/deep_closed.json"
 expect_error "attend: empty stdin" "$tmp/empty.txt" attend -

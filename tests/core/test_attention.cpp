@@ -595,6 +595,16 @@ TEST_CASE("attend errors") {
     w.W_V = Matrix::Constant(8, 8, 1e20f);
     CHECK(code_of([&] { ap::attend(big, w, o); }) == "overflow");
   }
+  SUBCASE("overflow in the scores alone is reported too, never shown as null (masked)") {
+    // scores = 1e40 overflow while V and the output stay finite
+    Matrix X2(2, 2);
+    X2 << 1e20f, 1e20f, 1.0f, 2.0f;
+    ap::Weights w;
+    w.W_Q = w.W_K = w.W_V = Matrix::Identity(2, 2);
+    CHECK(code_of([&] { ap::attend(X2, w, ap::AttentionOptions{}); }) == "overflow");
+    X2(0, 0) = X2(0, 1) = 1e18f;  // 2e36: large but finite
+    CHECK(code_of([&] { ap::attend(X2, w, ap::AttentionOptions{}); }) == "no error");
+  }
   SUBCASE("softmax_steps input errors") {
     RowVector r(3);
     r << 1.0f, kNaN, 2.0f;

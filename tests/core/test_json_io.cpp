@@ -224,8 +224,16 @@ TEST_CASE("parse_attend_input: rejects bad input with bad_json and one line") {
 
 TEST_CASE("parsed input errors surface from attend") {
   // the parser checks types; attend checks shapes and values
-  const ap::AttendInput in = ap::parse_attend_input(with(R"(, "temperature": 0)"));
-  CHECK_THROWS_AS(ap::attend(in.X, in.weights, in.options), ap::Error);
+  for (const char* T : {"0", "-1", "1e300", "1001"}) {
+    CAPTURE(T);
+    const ap::AttendInput in = ap::parse_attend_input(with(std::string(", \"temperature\": ") + T));
+    try {
+      ap::attend(in.X, in.weights, in.options);
+      FAIL("no error");
+    } catch (const ap::Error& e) {
+      CHECK(e.code() == "bad_temperature");
+    }
+  }
   const ap::AttendInput shapes = ap::parse_attend_input(
       R"({"X": [[1, 2]], "W_Q": [[1, 0, 0]], "W_K": [[1]], "W_V": [[1]]})");
   try {

@@ -12,7 +12,6 @@
 
 namespace {
 
-using Strings = std::vector<std::string>;
 
 std::string code_of(const std::function<void()>& f) {
   try {
@@ -25,13 +24,15 @@ std::string code_of(const std::function<void()>& f) {
   return "no error";
 }
 
-Strings texts(const std::vector<ap::Token>& tokens) {
-  Strings out;
-  for (const ap::Token& t : tokens) out.push_back(t.text);
+// The token texts joined by '|' (which is never inside a token: it forces a split), so a
+// failing CHECK prints both sides.
+std::string texts(const std::vector<ap::Token>& tokens) {
+  std::string out;
+  for (const ap::Token& t : tokens) out += (out.empty() ? "" : "|") + t.text;
   return out;
 }
 
-Strings tok(const std::string& s, const ap::Lexicon& lex = ap::default_lexicon()) {
+std::string tok(const std::string& s, const ap::Lexicon& lex = ap::default_lexicon()) {
   return texts(ap::tokenize(s, lex));
 }
 
@@ -58,9 +59,9 @@ std::string repeat(const std::string& s, int n) {
 }  // namespace
 
 TEST_CASE("Chinese: longest match over the built-in lexicon") {
-  CHECK(tok("小猫吃鱼，它很开心") == Strings{"小猫", "吃", "鱼", "，", "它", "很", "开心"});
-  CHECK(tok("我爱你。") == Strings{"我", "爱", "你", "。"});
-  CHECK(tok("苹果好吃") == Strings{"苹果", "好吃"});
+  CHECK(tok("小猫吃鱼，它很开心") == "小猫|吃|鱼|，|它|很|开心");
+  CHECK(tok("我爱你。") == "我|爱|你|。");
+  CHECK(tok("苹果好吃") == "苹果|好吃");
 
   SUBCASE("kinds, known flags and byte offsets") {
     const auto t = ap::tokenize("小猫吃鱼，它很开心");
@@ -80,9 +81,9 @@ TEST_CASE("Chinese: longest match over the built-in lexicon") {
 TEST_CASE("Chinese: custom lexicon, longest match and single-character fallback") {
   const ap::Lexicon& lex = test_lexicon();
   CHECK(lex.max_zh_length() == 7);
-  CHECK(tok("中华人民共和国", lex) == Strings{"中华人民共和国"});
-  CHECK(tok("中华民族", lex) == Strings{"中华", "民", "族"});
-  CHECK(tok("小猫吃龘", lex) == Strings{"小猫", "吃", "龘"});
+  CHECK(tok("中华人民共和国", lex) == "中华人民共和国");
+  CHECK(tok("中华民族", lex) == "中华|民|族");
+  CHECK(tok("小猫吃龘", lex) == "小猫|吃|龘");
   const auto t = ap::tokenize("龘小猫", lex);
   REQUIRE(t.size() == 2);
   CHECK(t[0].text == "龘");
@@ -91,17 +92,17 @@ TEST_CASE("Chinese: custom lexicon, longest match and single-character fallback"
   CHECK(t[1].known);
   SUBCASE("an empty lexicon splits every character") {
     const ap::Lexicon empty;
-    CHECK(tok("小猫吃鱼", empty) == Strings{"小", "猫", "吃", "鱼"});
+    CHECK(tok("小猫吃鱼", empty) == "小|猫|吃|鱼");
     for (const ap::Token& x : ap::tokenize("小猫", empty)) CHECK_FALSE(x.known);
   }
 }
 
 TEST_CASE("forced splits: spaces and '|'") {
-  CHECK(tok("小猫|吃|鱼") == Strings{"小猫", "吃", "鱼"});
-  CHECK(tok("开|心") == Strings{"开", "心"});
-  CHECK(tok("开 心") == Strings{"开", "心"});
-  CHECK(tok("开\u3000心") == Strings{"开", "心"});  // ideographic space
-  CHECK(tok("小|猫", test_lexicon()) == Strings{"小", "猫"});
+  CHECK(tok("小猫|吃|鱼") == "小猫|吃|鱼");
+  CHECK(tok("开|心") == "开|心");
+  CHECK(tok("开 心") == "开|心");
+  CHECK(tok("开\u3000心") == "开|心");  // ideographic space
+  CHECK(tok("小|猫", test_lexicon()) == "小|猫");
   const auto t = ap::tokenize("开|心");
   REQUIRE(t.size() == 2);
   CHECK(t[1].byte_begin == 4);
@@ -110,12 +111,11 @@ TEST_CASE("forced splits: spaces and '|'") {
 
 TEST_CASE("English: words, contractions, punctuation, case-insensitive known") {
   CHECK(tok("The animal didn't cross the street because it was too tired.") ==
-        Strings{"The", "animal", "didn't", "cross", "the", "street", "because", "it", "was", "too",
-                "tired", "."});
-  CHECK(tok("it's fine") == Strings{"it's", "fine"});
-  CHECK(tok("it\u2019s") == Strings{"it\u2019s"});  // typographic apostrophe
-  CHECK(tok("'quoted'") == Strings{"'", "quoted", "'"});
-  CHECK(tok("Hello, world!") == Strings{"Hello", ",", "world", "!"});
+        "The|animal|didn't|cross|the|street|because|it|was|too|tired|.");
+  CHECK(tok("it's fine") == "it's|fine");
+  CHECK(tok("it\u2019s") == "it\u2019s");  // typographic apostrophe
+  CHECK(tok("'quoted'") == "'|quoted|'");
+  CHECK(tok("Hello, world!") == "Hello|,|world|!");
 
   const auto t = ap::tokenize("LOVE Love didn't hate", test_lexicon());
   REQUIRE(t.size() == 4);
@@ -130,7 +130,7 @@ TEST_CASE("English: words, contractions, punctuation, case-insensitive known") {
 
 TEST_CASE("numbers") {
   const auto t = ap::tokenize("pi is 3.14, about 1,000 times 42.");
-  CHECK(texts(t) == Strings{"pi", "is", "3.14", ",", "about", "1,000", "times", "42", "."});
+  CHECK(texts(t) == "pi|is|3.14|,|about|1,000|times|42|.");
   CHECK(t[2].kind == ap::TokenKind::Number);
   CHECK(t[5].kind == ap::TokenKind::Number);
   CHECK(t[7].kind == ap::TokenKind::Number);
@@ -139,8 +139,8 @@ TEST_CASE("numbers") {
 }
 
 TEST_CASE("mixed Chinese and English") {
-  CHECK(tok("我爱你 I love you") == Strings{"我", "爱", "你", "I", "love", "you"});
-  CHECK(tok("我爱Python和C++") == Strings{"我", "爱", "Python", "和", "C", "+", "+"});
+  CHECK(tok("我爱你 I love you") == "我|爱|你|I|love|you");
+  CHECK(tok("我爱Python和C++") == "我|爱|Python|和|C|+|+");
   const auto t = ap::tokenize("我爱AI");
   REQUIRE(t.size() == 3);
   CHECK(t[2].text == "AI");
@@ -160,13 +160,21 @@ TEST_CASE("emoji and combining marks are whole tokens") {
     CHECK(t[2].byte_end == 6 + family.size());
   }
   SUBCASE("flags") {
-    CHECK(tok("🇨🇳🇺🇸") == Strings{"🇨🇳", "🇺🇸"});
+    CHECK(tok("🇨🇳🇺🇸") == "🇨🇳|🇺🇸");
   }
   SUBCASE("skin tones") {
-    CHECK(tok("👍🏽👍🏿") == Strings{"👍🏽", "👍🏿"});
+    CHECK(tok("👍🏽👍🏿") == "👍🏽|👍🏿");
   }
   SUBCASE("keycaps") {
-    CHECK(tok("1️⃣ #️⃣") == Strings{"1️⃣", "#️⃣"});
+    CHECK(tok("1️⃣ #️⃣") == "1️⃣|#️⃣");
+    // a keycap is an emoji, not a digit: it never glues to its neighbours
+    const auto t = ap::tokenize("1️⃣2️⃣3 a1️⃣");
+    CHECK(texts(t) == "1️⃣|2️⃣|3|a|1️⃣");
+    REQUIRE(t.size() == 5);
+    CHECK(t[0].kind == ap::TokenKind::Symbol);
+    CHECK(t[1].kind == ap::TokenKind::Symbol);
+    CHECK(t[2].kind == ap::TokenKind::Number);
+    CHECK(t[4].kind == ap::TokenKind::Symbol);
   }
   SUBCASE("combining marks") {
     const std::string cafe = "cafe\xCC\x81";  // e + U+0301
@@ -174,11 +182,23 @@ TEST_CASE("emoji and combining marks are whole tokens") {
     REQUIRE(t.size() == 2);
     CHECK(t[0].text == cafe);
     CHECK(t[0].byte_end == 6);
-    CHECK(tok("\xCC\x81") == Strings{"\xCC\x81"});  // a stray mark is kept, not dropped
+    CHECK(tok("\xCC\x81") == "\xCC\x81");  // a stray mark is kept, not dropped
   }
   SUBCASE("emoji next to words") {
-    CHECK(tok("I❤️you") == Strings{"I", "❤️", "you"});
+    CHECK(tok("I❤️you") == "I|❤️|you");
   }
+}
+
+TEST_CASE("invisible separators are not tokens: BOM and zero-width space") {
+  // a byte order mark (files saved by some editors) and U+200B (pasted from web pages)
+  const auto t = ap::tokenize("\uFEFF小猫吃鱼");
+  CHECK(texts(t) == "小猫|吃|鱼");
+  REQUIRE(!t.empty());
+  CHECK(t[0].byte_begin == 3);
+  CHECK(tok("a\u200Bb") == "a|b");
+  CHECK(tok("开\u200B心") == "开|心");
+  CHECK(code_of([] { ap::tokenize("\u200B"); }) == "empty_text");
+  CHECK(code_of([] { ap::tokenize("\uFEFF \u200B"); }) == "empty_text");
 }
 
 TEST_CASE("byte offsets always slice the input back to the token") {
