@@ -122,6 +122,8 @@ json trace_to_json(const TextTrace& t) {
   out["config"]["positions"] = s.positions;
   out["config"]["max_tokens"] = s.max_tokens;
   out["config"]["weights"] = "random";
+  out["embeddings"] = matrix_to_json(t.embeddings);
+  if (t.positions.size() != 0) out["positions"] = matrix_to_json(t.positions);
   return out;
 }
 

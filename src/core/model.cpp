@@ -103,7 +103,14 @@ TextTrace trace_text(std::string_view text, const Settings& s, const Lexicon& le
   TextTrace out;
   out.settings = s;
   out.tokens = tokenize(text, lex, s.max_tokens);
-  const Matrix X = embed(out.tokens, s);
+  Settings no_pos = s;
+  no_pos.positions = false;
+  out.embeddings = embed(out.tokens, no_pos);
+  Matrix X = out.embeddings;
+  if (s.positions) {
+    out.positions = positional_encoding(static_cast<int>(out.tokens.size()), s.d_model);
+    X += out.positions;
+  }
   const Weights w = random_weights(s.d_model, s.heads, d_k, s.seed, s.tie_qk);
   AttentionOptions opt;
   opt.heads = s.heads;

@@ -44,7 +44,9 @@ Weights random_weights(int d_model, int heads, int d_k, std::uint64_t seed, bool
 struct TextTrace {
   std::vector<Token> tokens;
   Settings settings;
-  Trace trace;
+  Matrix embeddings;  // n x d_model, the token vectors before positions are added
+  Matrix positions;   // n x d_model, the positional encoding added (empty when positions are off)
+  Trace trace;        // trace.X = embeddings + positions
 };
 
 // tokenize -> embed -> attend, with seeded random weights.

@@ -194,6 +194,8 @@ val trace_text(const std::string& text, const val& settings) {
     val o = ok();
     o.set("tokens", tokens_js(t.tokens));
     o.set("settings", settings_js(t.settings, t.trace.d_k));
+    o.set("embeddings", mat(t.embeddings));
+    o.set("positions", t.positions.size() ? mat(t.positions) : val::null());
     o.set("trace", trace_js(t.trace));
     return o;
   });
