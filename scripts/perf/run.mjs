@@ -155,8 +155,25 @@ if (withPage) {
 out.transfer = out.page && out.page.loaded ? transferSizes(root, out.page.loaded) : transferSizes(root, null);
 out.machine.loadavgEnd = os.loadavg();
 
-// ---- targets ----
-const big = out.forward['512x768x12'], small = out.forward['64x64x4'];
+// ---- paired rounds for the targets: native -O2, wasm, native -O3 taking turns, so a burst of load
+// from other processes hits all three alike; min over the rounds ----
+out.paired = {};
+for (const [n, d, h, iters] of [[512, 768, 12, quick ? 2 : 3], [64, 64, 4, quick ? 50 : 200]]) {
+  const k = keyOf(n, d, h);
+  log(`paired rounds ${k}`);
+  const runs = { nativeO2: [], wasm: [], nativeO3: [] };
+  for (let round = 0; round < (quick ? 2 : 4); round++) {
+    runs.nativeO2.push(...JSON.parse(execFileSync(path.join(root, 'build/bench-o2/ap_bench'), ['--forward', n, d, h, iters].map(String), { encoding: 'utf8' })));
+    runs.wasm.push(...mod.benchForward(n, d, h, iters));
+    runs.nativeO3.push(...JSON.parse(execFileSync(path.join(root, 'build/bench-native/ap_bench'), ['--forward', n, d, h, iters].map(String), { encoding: 'utf8' })));
+  }
+  out.paired[k] = { n, dModel: d, heads: h, flops: flops(n, d, h), loadavg: os.loadavg(),
+    nativeO2: stats(runs.nativeO2), wasm: stats(runs.wasm), nativeO3: stats(runs.nativeO3) };
+}
+
+// ---- targets (from the paired rounds; JS from the table) ----
+const big = { ...out.forward['512x768x12'], ...out.paired['512x768x12'] };
+const small = { ...out.forward['64x64x4'], ...out.paired['64x64x4'] };
 const gflops = (f, k) => f.flops / f[k].min / 1e6;
 const mem = out.memory.node;
 out.targets = {
@@ -209,6 +226,11 @@ if (out.page && !out.page.error) {
 }
 lines.push(`transfer (${out.transfer.source}): ` + out.transfer.files.map((f) => `${f.path} ${f.raw}/${f.gzip}`).join(', ') +
   `; total ${out.transfer.total.raw} B raw, ${out.transfer.total.gzip} B gzipped`);
+for (const p of Object.values(out.paired)) {
+  lines.push(`paired rounds ${p.n},${p.dModel},${p.heads} (load ${p.loadavg[0].toFixed(2)}): native-O2 ${f1(p.nativeO2.min)} ms, ` +
+    `wasm ${f1(p.wasm.min)} ms (${f1(p.flops / p.wasm.min / 1e6)} GF/s), native-O3 ${f1(p.nativeO3.min)} ms; wasm/O2 ${(p.wasm.min / p.nativeO2.min).toFixed(2)} ` +
+    `(medians: O2 ${f1(p.nativeO2.median)}, wasm ${f1(p.wasm.median)}, O3 ${f1(p.nativeO3.median)})`);
+}
 lines.push('targets: ' + Object.entries(out.targets).map(([k, t]) => `${k} = ${typeof t.value === 'number' ? f1(t.value) : t.value} ${t.met ? 'met' : 'NOT met'}`).join('; '));
 console.log(lines.join('\n'));
 fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });

@@ -1,8 +1,10 @@
 // main.cpp of ap_bench: the native side of scripts/bench. Times attend() and gemm() with the very
 // loops the wasm module runs (src/core/bench.hpp) and prints one JSON object. Not a test.
 //   ap_bench [--quick]
+//   ap_bench --forward N D_MODEL HEADS ITERATIONS   (one size; scripts/bench interleaves these)
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -36,6 +38,12 @@ void print_ms(const std::vector<double>& ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 6 && std::strcmp(argv[1], "--forward") == 0) {
+    const int n = std::atoi(argv[2]), d = std::atoi(argv[3]), h = std::atoi(argv[4]);
+    print_ms(ap::bench_forward(n, d, h, std::atoi(argv[5])));
+    std::printf("\n");
+    return 0;
+  }
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   std::printf("{\"eigenSimd\":\"%s\",\"forward\":[", Eigen::SimdInstructionSetsInUse());
   bool first = true;
