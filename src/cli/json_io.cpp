@@ -178,7 +178,8 @@ AttendInput parse_attend_input(std::string_view text) {
   if (j.contains("causal")) in.options.causal = j["causal"].get<bool>();
   if (j.contains("scale")) in.options.scale = j["scale"].get<bool>();
   if (j.contains("temperature")) {
-    if (!j["temperature"].is_number()) bad("\"temperature\" must be a number greater than 0");
+    if (!j["temperature"].is_number() || std::fabs(j["temperature"].get<double>()) > FLT_MAX)
+      bad("\"temperature\" must be a number greater than 0 and at most 1000");
     in.options.temperature = static_cast<float>(j["temperature"].get<double>());
   }
   return in;

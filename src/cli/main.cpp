@@ -1,6 +1,7 @@
 // qkv: the native command line over the attention core. Text or JSON in, JSON out.
 // Errors: exit status 2 and one line on stderr. Not a server and not the page.
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -74,6 +75,7 @@ float parse_float(const std::string& flag, const std::string& v) {
   const double d = std::strtod(v.c_str(), &end);
   if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || !(d == d))
     fail(flag + " needs a number, got \"" + v + "\"");
+  if (std::fabs(d) > 3.4e38) fail(flag + " is outside the float32 range, got " + v);
   return static_cast<float>(d);
 }
 
@@ -126,9 +128,10 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
 
 int run(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+  if (args.empty()) fail("no command given: use tokenize, trace or attend (run qkv --help)");
+  if (args[0] == "--help" || args[0] == "-h") {
     std::cout << kUsage;
-    return args.empty() ? 2 : 0;
+    return 0;
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
