@@ -31,8 +31,10 @@ const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.mi
 export async function measurePage(root, { quick = false } = {}) {
   const web = path.join(root, 'web');
   if (!fs.existsSync(path.join(web, 'index.html'))) return { error: 'web/index.html does not exist yet' };
-  const main = fs.existsSync(path.join(web, 'main.js')) ? fs.readFileSync(path.join(web, 'main.js'), 'utf8') : '';
-  if (!main.includes('dataset.ready') || !main.includes('dataset.renders')) {
+  // the wiring file has moved before (main.js -> playground.js): look in every top-level script
+  const wiring = fs.readdirSync(web).filter((f) => f.endsWith('.js'))
+    .map((f) => fs.readFileSync(path.join(web, f), 'utf8')).join('\n');
+  if (!wiring.includes('dataset.ready') || !wiring.includes('dataset.renders')) {
     return { error: 'the page exposes no "trace drawn" signal (body data-ready / data-renders)' };
   }
   const { chromium } = await import('playwright-core');
