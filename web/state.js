@@ -15,6 +15,9 @@ export const STAGES = Object.freeze(['tokens', 'embed', 'project', 'score', 'sca
 
 export const LANGS = Object.freeze(['en', 'zh']);
 
+/** Parts an embedding can hide (`hide=controls,panels`): classroom mode. */
+export const HIDEABLE = Object.freeze(['header', 'input', 'settings', 'controls', 'arcs', 'share', 'export', 'panels', 'footer']);
+
 // One line per key. `core` names the field of core.trace's settings that the key feeds.
 // Adding a key (for example `model`) is one more line here.
 export const TABLE = Object.freeze([
@@ -32,6 +35,8 @@ export const TABLE = Object.freeze([
   { name: 'head', type: 'int', def: 0, min: 0, max: 7 },
   { name: 'q', type: 'int', def: -1, min: -1, max: 511 },   // -1: the pronoun (它, it) if any, else 0
   { name: 'lang', type: 'enum', def: '', values: LANGS },
+  { name: 'hide', type: 'list', def: '', values: HIDEABLE },
+  { name: 'parent', type: 'origin', def: '' },   // the iframe parent allowed to talk to the page
 ]);
 
 const MAX_SEED = 18446744073709551615n;
@@ -70,6 +75,20 @@ const PARSERS = {
   enum(raw, e) {
     const r = raw.trim().toLowerCase();
     if (e.values.includes(r)) return { value: r };
+    return { value: e.def, problem: 'malformed' };
+  },
+  // comma list of known names, kept in the table's order (so a link has one spelling)
+  list(raw, e) {
+    const items = raw.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean);
+    const value = e.values.filter((v) => items.includes(v)).join(',');
+    return items.every((x) => e.values.includes(x)) ? { value } : { value, problem: 'malformed' };
+  },
+  // an http(s) origin: scheme://host[:port], nothing else
+  origin(raw, e) {
+    const r = raw.trim().replace(/\/$/, '');
+    let u = null;
+    try { u = new URL(r); } catch { /* not a URL */ }
+    if (u && /^https?:$/.test(u.protocol) && u.origin === r) return { value: r };
     return { value: e.def, problem: 'malformed' };
   },
 };

@@ -11,6 +11,7 @@ import { loadCoreNode } from '../../web/core.js';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const webDir = path.join(root, 'web');
 export const shotDir = path.join(root, 'tests/browser/screenshots');
+export const distDir = path.join(root, 'dist');
 
 const MIME = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
@@ -21,20 +22,35 @@ const MIME = {
 /** The CSP the page must work under (sent by the test server). */
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
 
-export function startServer() {
+/**
+ * A static server on a random port. opts: {dir (default web/), csp (the header; '' for none),
+ * routes: {'/path': {body (a string, or a function of the request), type}} served before files
+ * (test pages), log: [] to record the paths asked for}.
+ */
+export function startServer(opts = {}) {
+  const dir = opts.dir || webDir;
+  const csp = opts.csp ?? CSP;
+  const routes = opts.routes || {};
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
+    if (opts.log) opts.log.push(url.pathname);
+    const route = routes[url.pathname];
+    if (route) {
+      res.writeHead(200, { 'content-type': route.type || MIME['.html'], 'cache-control': 'no-store' });
+      res.end(typeof route.body === 'function' ? route.body(req) : route.body);
+      return;
+    }
     let p = path.normalize(decodeURIComponent(url.pathname));
     if (p.endsWith('/')) p += 'index.html';
-    const file = path.join(webDir, p);
-    if (!file.startsWith(webDir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    const file = path.join(dir, p);
+    if (!file.startsWith(dir) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       res.writeHead(404, { 'content-type': 'text/plain' });
       res.end('not found');
       return;
     }
     res.writeHead(200, {
       'content-type': MIME[path.extname(file)] || 'application/octet-stream',
-      'content-security-policy': CSP, 'cache-control': 'no-store',
+      ...(csp ? { 'content-security-policy': csp } : {}), 'cache-control': 'no-store',
     });
     fs.createReadStream(file).pipe(res);
   });
@@ -52,14 +68,27 @@ export async function setup() {
     throw new Error('web/wasm is missing: run scripts/build wasm first');
   }
   const { server, base } = await startServer();
-  const browser = await chromium.launch({
-    executablePath: process.env.AP_CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  const browser = await launch();
   const core = await loadCoreNode(path.join(webDir, 'wasm'));
   fs.mkdirSync(shotDir, { recursive: true });
   shared = { server, base, browser, core };
   return shared;
+}
+
+/** Debian's Chromium, headless. */
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.AP_CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+}
+
+/** Error collection on a page: console errors, page errors and CSP violations. */
+export function collectErrors(page) {
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
 }
 
 export async function teardown() {

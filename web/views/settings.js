@@ -81,7 +81,7 @@ export class SettingsView {
 
   update(state) {
     for (const [name, input] of Object.entries(this.inputs)) {
-      if (document.activeElement === input && input.type !== 'checkbox' && input.type !== 'range') continue;
+      if (input.getRootNode().activeElement === input && input.type !== 'checkbox' && input.type !== 'range') continue;
       if (input.type === 'checkbox') input.checked = !!state[name];
       else input.value = String(state[name]);
     }

@@ -9,13 +9,16 @@ const KEYS = [
 ];
 
 export class Shortcuts {
-  constructor(dom, { t, player, actions }) {
+  constructor(dom, { t, player, actions }, keyTarget = document) {
     this.dom = dom;
     this.player = player;
     this.actions = actions;
     this.setTranslator(t);
     dom.open.addEventListener('click', () => this.open());
-    document.addEventListener('keydown', (e) => this.onKey(e));
+    // the page listens on the document; an embedded copy only on its own shadow root
+    this.keyTarget = keyTarget;
+    this.listener = (e) => this.onKey(e);
+    keyTarget.addEventListener('keydown', this.listener);
   }
 
   setTranslator(t) {
@@ -24,9 +27,11 @@ export class Shortcuts {
     for (const [k, key] of KEYS) list.append(el('dt', {}, [el('kbd', { text: k })]), el('dd', { text: t(key) }));
     this.dom.dialog.replaceChildren(
       el('h2', { text: t('key.title') }), list,
-      el('button', { class: 'action', text: t('key.closeBtn'), attrs: { type: 'button', autofocus: '' }, on: { click: () => this.dom.dialog.close() } }),
+      el('button', { class: 'action', text: t('key.closeBtn'), attrs: { type: 'button' }, on: { click: () => this.dom.dialog.close() } }),
     );
   }
+
+  destroy() { this.keyTarget.removeEventListener('keydown', this.listener); }
 
   open() { if (!this.dom.dialog.open) this.dom.dialog.showModal(); }
 
@@ -54,7 +59,7 @@ export class Shortcuts {
     else if (k === ',') a.moveFocus(-1);
     else if (k === 'h' || k === 'H') a.cycleHead();
     else if (k === 'l' || k === 'L') a.toggleLang();
-    else if (k === 't' || k === 'T') document.getElementById('text').focus();
+    else if (k === 't' || k === 'T') a.focusText();
     else if (k === '?') this.open();
     else return;
     e.preventDefault();

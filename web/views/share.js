@@ -1,0 +1,54 @@
+// share.js: "Share / Embed": the current state as a link, an iframe snippet and an element
+// snippet, each with a Copy button. The texts come from the wiring (links()); this view only
+// shows and copies them. Not the place for URL rules (state.js) or the iframe protocol (embed/).
+import { el } from './util.js';
+
+const KINDS = ['link', 'iframe', 'element'];
+
+export class ShareView {
+  constructor(root, { t, links }) {
+    this.root = root;
+    this.links = links;
+    this.setTranslator(t);
+  }
+
+  setTranslator(t) {
+    this.t = t;
+    this.fields = {};
+    this.status = el('p', { class: 'hint share-status', attrs: { role: 'status', 'aria-live': 'polite' } });
+    const rows = KINDS.map((kind) => {
+      const id = `share-${kind}`;
+      const box = el('textarea', { class: 'snippet', attrs: { id, readonly: '', rows: kind === 'link' ? 2 : 3, spellcheck: 'false' } });
+      this.fields[kind] = box;
+      return el('div', { class: 'share-row' }, [
+        el('label', { text: t(`share.${kind}`), attrs: { for: id } }),
+        el('p', { class: 'hint', text: t(`share.${kind}Hint`) }),
+        box,
+        el('button', { class: 'action small', text: t('share.copy'), attrs: { type: 'button', 'data-copy': kind },
+          on: { click: () => this.copy(kind) } }),
+      ]);
+    });
+    this.root.replaceChildren(...rows, this.status);
+    this.update();
+  }
+
+  update() {
+    const links = this.links();
+    for (const kind of KINDS) if (this.fields[kind].value !== links[kind]) this.fields[kind].value = links[kind];
+  }
+
+  async copy(kind) {
+    this.update();
+    const box = this.fields[kind];
+    let ok = false;
+    try {
+      await navigator.clipboard.writeText(box.value);
+      ok = true;
+    } catch {
+      // no clipboard permission (an iframe without allow="clipboard-write"): select it for Ctrl+C
+      box.focus();
+      box.select();
+    }
+    this.status.textContent = this.t(ok ? 'share.copied' : 'share.selectCopy');
+  }
+}
