@@ -1,0 +1,293 @@
+// test_trainer.cpp: the corpus (format, agreement with the tokenizer, the split), the generated
+// lexicon's size, and the trainer: it learns, it is reproducible bit for bit, its schedule and its
+// head notes. Not gradient maths (test_backward.cpp) or the file format (test_model_file.cpp).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "error.hpp"
+#include "lexicon.hpp"
+#include "model_file.hpp"
+#include "tokenizer.hpp"
+#include "trainer.hpp"
+
+namespace {
+
+const std::string kDataDir = AP_DATA_DIR;
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  REQUIRE_MESSAGE(f.good(), "cannot open " << path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ap::Error& e) {
+    return e.code();
+  }
+  return "";
+}
+
+const std::vector<ap::CorpusLine>& corpus(const char* name) {
+  static const std::vector<ap::CorpusLine> train =
+      ap::parse_corpus(read_file(kDataDir + "/corpus/train.tsv"));
+  static const std::vector<ap::CorpusLine> test =
+      ap::parse_corpus(read_file(kDataDir + "/corpus/test.tsv"));
+  return std::string(name) == "train" ? train : test;
+}
+
+const ap::Vocabulary& lexicon_vocab() {
+  static const ap::Vocabulary v =
+      ap::Vocabulary::from_lexicon_tsv(read_file(kDataDir + "/lexicon.tsv"), 8);
+  return v;
+}
+
+// A few dozen real sentences, enough to see learning in a fraction of a second.
+std::vector<ap::Example> small_set(std::size_t n = 48) {
+  std::vector<ap::CorpusLine> lines(corpus("train").begin(), corpus("train").begin() + n);
+  return ap::prepare_examples(lines, lexicon_vocab(), ap::default_lexicon());
+}
+
+ap::TrainConfig small_config() {
+  ap::TrainConfig c;
+  c.d_model = 8;
+  c.heads = 2;
+  c.d_k = 4;
+  c.steps = 40;
+  c.batch = 8;
+  c.warmup = 5;
+  return c;
+}
+
+std::string train_bytes(const ap::TrainConfig& c, int steps) {
+  const std::vector<ap::Example> data = small_set();
+  ap::Trainer t(c, lexicon_vocab(), data);
+  for (int s = 0; s < steps; ++s) t.step();
+  ap::TrainedModel m = t.model();
+  ap::annotate_heads(m, ap::evaluate(m, data));
+  return ap::save_model(m);
+}
+
+}  // namespace
+
+TEST_CASE("parse_corpus: the format, and a clear error naming the line") {
+  const std::vector<ap::CorpusLine> c = ap::parse_corpus(
+      "# comment\n"
+      "zh\tz01\t小猫吃鱼，它很开心\t小猫|吃|鱼|，|它|很|开心\tpron:4>0 verb:1>2\r\n"
+      "\n"
+      "zh\tseed\t苹果很好吃\t苹果|很|好吃\t-\n");
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].line_number == 2);
+  CHECK(c[0].lang == "zh");
+  CHECK(c[0].template_id == "z01");
+  CHECK(c[0].tokens.size() == 7);
+  REQUIRE(c[0].targets.size() == 2);
+  CHECK(c[0].targets[0].kind == ap::CorpusTarget::Kind::Pronoun);
+  CHECK(c[0].targets[0].from == 4);
+  CHECK(c[0].targets[0].to == 0);
+  CHECK(c[0].targets[1].kind == ap::CorpusTarget::Kind::Verb);
+  CHECK(c[1].targets.empty());
+  for (const char* bad :
+       {"zh\tz\ta\ta\n", "zh\tz\tab\ta|b\tpron:0>5\n", "zh\tz\tab\ta|b\tnoun:0>1\n",
+        "zh\tz\tab\ta|b\tpron:0-1\n", "zh\tz\tab\ta||b\t-\n", "zh\tz\tab\ta|b\tpron:1>1\n"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(ap::parse_corpus(std::string("# x\n") + bad),
+                         doctest::Contains("corpus line 2"), ap::Error);
+  }
+}
+
+TEST_CASE("prepare_examples: tokens must agree with the tokenizer and the vocabulary") {
+  const ap::Vocabulary& v = lexicon_vocab();
+  const std::vector<ap::CorpusLine> ok =
+      ap::parse_corpus("zh\ts\t小猫吃鱼\t小猫|吃|鱼\tverb:1>2\n");
+  const std::vector<ap::Example> e = ap::prepare_examples(ok, v, ap::default_lexicon());
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].ids[0] == v.find("小猫"));
+  const std::vector<ap::CorpusLine> split_wrong =
+      ap::parse_corpus("zh\ts\t小猫吃鱼\t小|猫|吃|鱼\tverb:2>3\n");
+  CHECK(code_of([&] { ap::prepare_examples(split_wrong, v, ap::default_lexicon()); }) ==
+        "corpus_mismatch");
+  const std::vector<ap::CorpusLine> unknown = ap::parse_corpus("en\ts\tZork ate\tZork|ate\t-\n");
+  CHECK(code_of([&] { ap::prepare_examples(unknown, v, ap::default_lexicon()); }) ==
+        "corpus_unknown_word");
+}
+
+TEST_CASE("the generated corpus: every line tokenizes as stored; the split is clean") {
+  const std::vector<ap::Example> train =
+      ap::prepare_examples(corpus("train"), lexicon_vocab(), ap::default_lexicon());
+  const std::vector<ap::Example> test =
+      ap::prepare_examples(corpus("test"), lexicon_vocab(), ap::default_lexicon());
+  CHECK(train.size() >= 10000);
+  CHECK(test.size() >= 1000);
+  std::set<std::string> train_text;
+  for (const ap::CorpusLine& c : corpus("train")) train_text.insert(c.text);
+  int overlap = 0;
+  for (const ap::CorpusLine& c : corpus("test")) overlap += train_text.count(c.text) > 0;
+  CHECK(overlap == 0);
+  for (const char* seed : {"小猫吃鱼，它很开心", "我爱你", "苹果很好吃",
+                           "The animal didn't cross the street because it was too tired"})
+    CHECK(train_text.count(seed) == 1);
+  // targets start at a pronoun or a verb of the lexicon, and pronouns point at nouns
+  const ap::Lexicon& lex = ap::default_lexicon();
+  const std::set<std::string> nouns = {"person", "animal", "food", "object", "place"};
+  int checked = 0;
+  for (const char* name : {"train", "test"}) {
+    for (const ap::CorpusLine& c : corpus(name)) {
+      for (const ap::CorpusTarget& t : c.targets) {
+        const ap::Token from = ap::tokenize(c.tokens[static_cast<std::size_t>(t.from)]).front();
+        const ap::Lexicon::Entry* e = lex.find(ap::Vocabulary::key(from));
+        REQUIRE(e != nullptr);
+        const ap::Lexicon::Entry* to = lex.find(
+            ap::Vocabulary::key(ap::tokenize(c.tokens[static_cast<std::size_t>(t.to)]).front()));
+        REQUIRE(to != nullptr);
+        if (t.kind == ap::CorpusTarget::Kind::Pronoun) {
+          CHECK(e->category == "pronoun");
+          CHECK(nouns.count(to->category) == 1);
+        } else {
+          CHECK(e->category == "verb");
+        }
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 20000);
+}
+
+TEST_CASE("the generated lexicon: big enough, and the seed sentences segment as intended") {
+  const std::string tsv = read_file(kDataDir + "/lexicon.tsv");
+  CHECK(tsv.rfind("# Generated by scripts/gen_lexicon", 0) == 0);
+  std::map<std::string, int> nouns, verbs_adjs;
+  std::istringstream in(tsv);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t a = line.find('\t'), b = line.find('\t', a + 1);
+    const std::string lang = line.substr(a + 1, b - a - 1), cat = line.substr(b + 1);
+    if (cat == "person" || cat == "animal" || cat == "food" || cat == "object" || cat == "place")
+      ++nouns[lang];
+    if (cat == "verb" || cat == "adj") ++verbs_adjs[lang];
+  }
+  for (const char* lang : {"zh", "en"}) {
+    CAPTURE(lang);
+    CHECK(nouns[lang] >= 100);
+    CHECK(verbs_adjs[lang] >= 50);
+  }
+  const auto tok = [](const char* s) {
+    std::vector<std::string> out;
+    for (const ap::Token& t : ap::tokenize(s)) out.push_back(t.text);
+    return out;
+  };
+  CHECK(tok("小猫吃鱼，它很开心") ==
+        std::vector<std::string>{"小猫", "吃", "鱼", "，", "它", "很", "开心"});
+  CHECK(tok("我爱你") == std::vector<std::string>{"我", "爱", "你"});
+  CHECK(tok("苹果很好吃") == std::vector<std::string>{"苹果", "很", "好吃"});
+}
+
+TEST_CASE("Trainer: the loss goes down") {
+  ap::TrainConfig c = small_config();
+  c.steps = 150;
+  c.learning_rate = 0.02f;
+  ap::Trainer t(c, lexicon_vocab(), small_set(32));
+  double first = 0.0, last = 0.0;
+  for (int s = 0; s < c.steps; ++s) {
+    const double loss = t.step();
+    if (s < 10) first += loss;
+    if (s >= c.steps - 10) last += loss;
+  }
+  MESSAGE("mean loss: first 10 steps " << first / 10 << ", last 10 steps " << last / 10);
+  CHECK(last < 0.5 * first);
+  CHECK(t.steps_done() == 150);
+}
+
+TEST_CASE("Trainer: bit-for-bit reproducible for a seed, different for another") {
+  const ap::TrainConfig c = small_config();
+  const std::string a = train_bytes(c, 25);
+  const std::string b = train_bytes(c, 25);
+  CHECK(a == b);
+  ap::TrainConfig other = c;
+  other.seed = 2;
+  CHECK(train_bytes(other, 25) != a);
+  CHECK(train_bytes(c, 26) != a);  // and a step does change something
+}
+
+TEST_CASE("Trainer: the learning-rate schedule warms up, then decays to the final ratio") {
+  ap::TrainConfig c = small_config();
+  c.steps = 100;
+  c.warmup = 10;
+  c.learning_rate = 0.01f;
+  c.final_lr_ratio = 0.1f;
+  const ap::Trainer t(c, lexicon_vocab(), small_set(4));
+  CHECK(t.learning_rate_at(0) == doctest::Approx(0.001));
+  CHECK(t.learning_rate_at(9) == doctest::Approx(0.01));
+  CHECK(t.learning_rate_at(10) == doctest::Approx(0.01));
+  CHECK(t.learning_rate_at(55) < 0.01f);
+  CHECK(t.learning_rate_at(55) > 0.001f);
+  CHECK(t.learning_rate_at(100) == doctest::Approx(0.001));
+}
+
+TEST_CASE("TrainConfig and Trainer: bad input is an ap::Error") {
+  const auto bad = [](auto change) {
+    ap::TrainConfig c = small_config();
+    change(c);
+    return code_of([&] { ap::validate(c); });
+  };
+  CHECK(bad([](ap::TrainConfig& c) { c.heads = 0; }) == "bad_train_config");
+  CHECK(bad([](ap::TrainConfig& c) { c.batch = 0; }) == "bad_train_config");
+  CHECK(bad([](ap::TrainConfig& c) { c.learning_rate = 0; }) == "bad_train_config");
+  CHECK(bad([](ap::TrainConfig& c) { c.beta2 = 1.0f; }) == "bad_train_config");
+  CHECK(bad([](ap::TrainConfig& c) { c.unknown_rate = 2.0f; }) == "bad_train_config");
+  CHECK(bad([](ap::TrainConfig&) {}) == "");
+  CHECK(code_of([] { ap::Trainer t(small_config(), lexicon_vocab(), {}); }) == "bad_train_config");
+  ap::Example e;
+  e.ids = {lexicon_vocab().size()};
+  e.punctuation = {false};
+  CHECK(code_of([&] { ap::Trainer t(small_config(), lexicon_vocab(), {e}); }) ==
+        "bad_train_config");
+}
+
+TEST_CASE("annotate_heads: names heads from what they measurably do") {
+  ap::TrainedModel m;
+  m.heads = 3;
+  ap::Evaluation ev;
+  ev.pronouns = 100;
+  ev.verbs = 50;
+  ev.head_pronoun_hits = {97, 10, 90};
+  ev.head_verb_hits = {5, 45, 40};
+  ev.head_self_weight = {0.1, 0.2, 0.3};
+  ap::annotate_heads(m, ev);
+  REQUIRE(m.notes.size() == 3);
+  CHECK(m.notes[0].role == "pronouns");
+  CHECK(m.notes[0].note.find("This head learned to resolve pronouns") == 0);
+  CHECK(m.notes[0].note.find("97%") != std::string::npos);
+  CHECK(m.notes[0].pronoun_accuracy == doctest::Approx(0.97));
+  CHECK(m.notes[1].role == "verbs");
+  CHECK(m.notes[2].role == "pronouns+verbs");
+  ev.head_pronoun_hits = {1, 1, 1};
+  ev.head_verb_hits = {1, 1, 1};
+  ap::annotate_heads(m, ev);
+  CHECK(m.notes[0].role == "other");
+  CHECK(m.notes[0].note.find("10%") != std::string::npos);  // its self weight
+}
+
+TEST_CASE("evaluate: counts targets and per-head hits") {
+  const std::vector<ap::Example> data = small_set(20);
+  ap::Trainer t(small_config(), lexicon_vocab(), data);
+  const ap::Evaluation ev = ap::evaluate(t.model(), data);
+  int targets = 0;
+  for (const ap::Example& e : data) targets += static_cast<int>(e.targets.size());
+  CHECK(ev.targets == targets);
+  CHECK(ev.pronouns + ev.verbs == targets);
+  CHECK(ev.sentences == 20);
+  REQUIRE(ev.head_pronoun_hits.size() == 2);
+  CHECK(ev.head_pronoun_hits[0] <= ev.pronouns);
+  CHECK(ev.loss > 0.0);
+}
