@@ -18,7 +18,7 @@ const dist = path.join(root, 'dist');
 const read = (...p) => fs.readFileSync(path.join(...p), 'utf8');
 const write = (file, text) => { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, text); };
 
-for (const f of ['attention.js', 'attention.wasm', 'attention.single.js']) {
+for (const f of ['attention.js', 'attention.wasm']) {
   if (!fs.existsSync(path.join(web, 'wasm', f))) throw new Error(`web/wasm/${f} is missing: run scripts/build wasm first`);
 }
 
@@ -36,9 +36,16 @@ const shadowCss = ':host{display:block}' + css.replace(/:root/g, ':host')
 const html = read(web, 'index.html');
 const body = html.slice(html.indexOf('<body>') + 6, html.indexOf('</body>'))
   .replace(/<a class="skip"[^]*?<\/a>\n?/, '');
-// the Emscripten glue, kept off any AMD/CommonJS loader of the host page (Jupyter has RequireJS)
-const glue = (file) => `(function(){var exports, module, define;\n${read(web, 'wasm', file)}\n` +
-  'globalThis.createAttentionModule = globalThis.createAttentionModule || createAttentionModule;})();\n';
+// The Emscripten glue with the wasm inline (base64), kept off any AMD/CommonJS loader of the host
+// page (Jupyter has RequireJS). Not Emscripten's SINGLE_FILE output: its glue first tries
+// fetch('data:...'), which a strict CSP reports as a violation; handing it wasmBinary skips that.
+const wasmBase64 = fs.readFileSync(path.join(web, 'wasm', 'attention.wasm')).toString('base64');
+const glue = () => `(function(){var exports, module, define;\n${read(web, 'wasm', 'attention.js')}\n` +
+  `var wasm = "${wasmBase64}";\n` +
+  'var make = createAttentionModule;\n' +
+  'globalThis.createAttentionModule = globalThis.createAttentionModule || function (o) {\n' +
+  '  return make(Object.assign({ wasmBinary: Uint8Array.from(atob(wasm), function (c) { return c.charCodeAt(0); }) }, o));\n' +
+  '};})();\n';
 // an inline <script> ends at the first "</script": never let the code contain one
 const inlineSafe = (js) => js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
@@ -56,7 +63,7 @@ fs.rmSync(dist, { recursive: true, force: true });
 
 // ---- dist/embed: the custom element ----
 
-const element = glue('attention.single.js') +
+const element = glue() +
   await bundle('embed/element.js', 'iife', { AP_BUNDLE: 'embed', AP_LOCALES: locales, AP_SHELL: body, AP_CSS: shadowCss });
 write(path.join(dist, 'embed/attention-playground.js'), element);
 
@@ -86,7 +93,7 @@ const single = html
   .replace('href="favicon.svg"', `href="${favicon}"`)
   .replace(/<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">/, () => `<style>${css}</style>`)
   .replace('<script type="module" src="main.js"></script>', '')
-  .replace('</body>', () => `<script>${inlineSafe(glue('attention.single.js'))}</script>\n` +
+  .replace('</body>', () => `<script>${inlineSafe(glue())}</script>\n` +
     `<script>${inlineSafe(singleApp)}</script>\n</body>`);
 write(path.join(dist, 'attention-playground.html'), single);
 
