@@ -25,7 +25,7 @@
 //   W_Q, W_K, W_V   d_model x (heads*d_k) f32 each;  W_O  (heads*d_k) x d_model f32
 //   crc32    u32      CRC-32 (IEEE) of every byte before it
 // string = u32 byte length + UTF-8 bytes. float32 keeps the page's numbers identical to the
-// trainer's; the default model is about 120 KB.
+// trainer's; the default model is 127 KB.
 #pragma once
 #include <cstdint>
 #include <string>
