@@ -172,7 +172,7 @@ int run(int argc, char** argv) {
       {"objective",
        "pronoun -> antecedent word, verb -> object (or subject) word; tied E; no residual"},
       {"corpus", "src/data/corpus/train.tsv from scripts/gen_lexicon"},
-      {"storage", "float32 little-endian"},
+      {"storage", "float16 little-endian"},
       {"seed", std::to_string(cfg.seed)},
       {"steps", std::to_string(cfg.steps)},
       {"batch", std::to_string(cfg.batch)},

@@ -123,7 +123,11 @@ class Writer {
   }
   void matrix(MatrixRef m) {
     for (Eigen::Index r = 0; r < m.rows(); ++r)
-      for (Eigen::Index c = 0; c < m.cols(); ++c) f32(m(r, c));
+      for (Eigen::Index c = 0; c < m.cols(); ++c) {
+        const std::uint16_t h = float_to_half(m(r, c));
+        out_.push_back(static_cast<char>(h & 0xFFu));
+        out_.push_back(static_cast<char>(h >> 8));
+      }
   }
   std::string& bytes() { return out_; }
 
@@ -167,10 +171,15 @@ class Reader {
     return s;
   }
   Matrix matrix(Eigen::Index rows, Eigen::Index cols, const char* what) {
-    need(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * 4u, what);
+    need(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * 2u, what);
     Matrix m(rows, cols);
     for (Eigen::Index r = 0; r < rows; ++r)
-      for (Eigen::Index c = 0; c < cols; ++c) m(r, c) = f32(what);
+      for (Eigen::Index c = 0; c < cols; ++c) {
+        const auto lo = static_cast<unsigned char>(b_[pos_]);
+        const auto hi = static_cast<unsigned char>(b_[pos_ + 1]);
+        pos_ += 2;
+        m(r, c) = half_to_float(static_cast<std::uint16_t>(lo | (hi << 8)));
+      }
     if (!m.allFinite())
       throw Error("model_invalid", std::string("the model file holds NaN or infinity in ") + what);
     return m;
@@ -388,6 +397,66 @@ std::vector<TokenGuess> guess_words(const Trace& t, const TrainedModel& m) {
     for (Eigen::Index j = 0; j < logits.cols(); ++j) sum += std::exp(logits(i, j) - mx);
     out.push_back({static_cast<int>(best), static_cast<float>(1.0 / sum)});
   }
+  return out;
+}
+
+
+std::uint16_t float_to_half(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const std::uint32_t exp = (x >> 23) & 0xFFu;
+  std::uint32_t mant = x & 0x7FFFFFu;
+  if (exp == 0xFFu)  // infinity or NaN
+    return static_cast<std::uint16_t>(sign | 0x7C00u | (mant ? 0x200u : 0u));
+  const int e = static_cast<int>(exp) - 127 + 15;
+  if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7C00u);  // too large: infinity
+  if (e <= 0) {                                                     // subnormal half or zero
+    if (e < -10) return static_cast<std::uint16_t>(sign);
+    mant |= 0x800000u;
+    const int shift = 14 - e;
+    std::uint32_t half = mant >> shift;
+    const std::uint32_t rest = mant & ((1u << shift) - 1u);
+    const std::uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
+    return static_cast<std::uint16_t>(sign | half);
+  }
+  std::uint32_t half = (static_cast<std::uint32_t>(e) << 10) | (mant >> 13);
+  const std::uint32_t rest = mant & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // may carry into the exponent
+  return static_cast<std::uint16_t>(sign | half);
+}
+
+float half_to_float(std::uint16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exp = (h >> 10) & 0x1Fu;
+  std::uint32_t mant = h & 0x3FFu;
+  std::uint32_t x;
+  if (exp == 0) {
+    if (mant == 0) {
+      x = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400u) == 0);
+      x = sign | (static_cast<std::uint32_t>(127 - 15 - e) << 23) | ((mant & 0x3FFu) << 13);
+    }
+  } else if (exp == 31) {
+    x = sign | 0x7F800000u | (mant << 13);
+  } else {
+    x = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+Matrix round_to_half(MatrixRef m) {
+  Matrix out(m.rows(), m.cols());
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) out(r, c) = half_to_float(float_to_half(m(r, c)));
   return out;
 }
 

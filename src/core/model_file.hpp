@@ -14,15 +14,16 @@
 //   - numbers, emoji and punctuation missing from the lexicon share the row "<sym>".
 //   Tokens that fell back are marked known = false.
 //
-// File format, version 1 (all integers little-endian, floats IEEE-754 float32 little-endian):
+// File format, version 2 (all integers little-endian; notes' accuracies IEEE-754 float32; the
+// matrices IEEE-754 binary16 ("half"), little-endian, rounded to nearest even):
 //   magic    8 bytes  "APMODEL\0"
 //   version  u32      kModelFormatVersion
 //   d_model, heads, d_k, vocab_size, unknown_buckets   u32 each
 //   info     u32 count, then count x (string key, string value)   provenance: seed, loss, ...
 //   vocab    vocab_size x string
 //   notes    heads x (string role, string note, string note_zh, f32 pronoun_acc, f32 verb_acc)
-//   E        vocab_size x d_model f32, row-major
-//   W_Q, W_K, W_V   d_model x (heads*d_k) f32 each;  W_O  (heads*d_k) x d_model f32
+//   E        vocab_size x d_model f16, row-major
+//   W_Q, W_K, W_V   d_model x (heads*d_k) f16 each;  W_O  (heads*d_k) x d_model f16
 //   crc32    u32      CRC-32 (IEEE) of every byte before it
 // string = u32 byte length + UTF-8 bytes. float32 keeps the page's numbers identical to the
 // trainer's; the default model is 127 KB.
@@ -40,7 +41,7 @@
 
 namespace ap {
 
-constexpr std::uint32_t kModelFormatVersion = 1;
+constexpr std::uint32_t kModelFormatVersion = 2;
 constexpr char kModelMagic[8] = {'A', 'P', 'M', 'O', 'D', 'E', 'L', '\0'};
 
 // The model's word list: row i of E is word i.
@@ -121,6 +122,12 @@ struct TokenGuess {
   float probability = 0.0f;
 };
 std::vector<TokenGuess> guess_words(const Trace& t, const TrainedModel& m);
+
+// IEEE binary16 conversions (round to nearest even; overflow gives infinity). Pure integer code, so
+// every platform agrees. round_to_half(m) is what a save/load round trip does to m.
+std::uint16_t float_to_half(float f);
+float half_to_float(std::uint16_t h);
+Matrix round_to_half(MatrixRef m);
 
 // CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of the bytes.
 std::uint32_t crc32(std::string_view bytes);

@@ -2,6 +2,7 @@
 // files), the vocabulary and its unknown-word fallback, trace_text_with_model, and the committed
 // default model: its held-out accuracy, the issue's two sentences and unseen sentences.
 // Not the trainer's mechanics (test_trainer.cpp).
+#include <cmath>
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -112,11 +113,12 @@ TEST_CASE("save_model / load_model: a round trip keeps every number and string")
   CHECK(r.d_k == 3);
   CHECK(r.vocab.words() == m.vocab.words());
   CHECK(r.vocab.unknown_buckets() == 2);
-  CHECK(r.E == m.E);  // bit for bit: float32 stored as is
-  CHECK(r.weights.W_Q == m.weights.W_Q);
-  CHECK(r.weights.W_K == m.weights.W_K);
-  CHECK(r.weights.W_V == m.weights.W_V);
-  CHECK(r.weights.W_O == m.weights.W_O);
+  // matrices are stored as IEEE halves: a round trip is exactly round_to_half
+  CHECK(r.E == ap::round_to_half(m.E));
+  CHECK(r.weights.W_Q == ap::round_to_half(m.weights.W_Q));
+  CHECK(r.weights.W_K == ap::round_to_half(m.weights.W_K));
+  CHECK(r.weights.W_V == ap::round_to_half(m.weights.W_V));
+  CHECK(r.weights.W_O == ap::round_to_half(m.weights.W_O));
   REQUIRE(r.notes.size() == 2);
   CHECK(r.notes[0].role == "pronouns");
   CHECK(r.notes[0].note_zh == "指代");
@@ -125,6 +127,25 @@ TEST_CASE("save_model / load_model: a round trip keeps every number and string")
   CHECK(r.info_value("seed") == "7");
   CHECK(r.info_value("missing") == "");
   CHECK(ap::save_model(r) == bytes);
+}
+
+TEST_CASE("float16 conversion: exact values, rounding to nearest even, subnormals, overflow") {
+  // values a half holds exactly come back unchanged
+  for (float f : {0.0f, -0.0f, 1.0f, -2.5f, 0.099975586f, 65504.0f, 6.1035156e-05f, 5.9604645e-08f})
+    CHECK(ap::half_to_float(ap::float_to_half(f)) == f);
+  CHECK(ap::float_to_half(1.0f) == 0x3C00u);
+  CHECK(ap::float_to_half(-2.0f) == 0xC000u);
+  CHECK(ap::float_to_half(65504.0f) == 0x7BFFu);
+  CHECK(ap::float_to_half(1e6f) == 0x7C00u);  // overflow: infinity
+  CHECK(ap::float_to_half(1e-9f) == 0x0000u);  // underflow: zero
+  // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties go to the even mantissa (1.0)
+  CHECK(ap::float_to_half(1.0f + 0.00048828125f) == 0x3C00u);
+  CHECK(ap::float_to_half(1.0f + 3 * 0.00048828125f) == 0x3C02u);
+  // relative error of a normal value is at most 2^-11
+  for (float f : {0.1f, -0.3333f, 3.14159f, 123.456f, -0.0123f}) {
+    const float r = ap::half_to_float(ap::float_to_half(f));
+    CHECK(std::fabs(r - f) <= std::fabs(f) * 0.00049f);
+  }
 }
 
 TEST_CASE("load_model: corrupt, truncated, wrong-magic and wrong-version files are ap::Errors") {
@@ -141,7 +162,7 @@ TEST_CASE("load_model: corrupt, truncated, wrong-magic and wrong-version files a
     CHECK(code_of(m) == "model_bad_magic");
   }
   SUBCASE("another format version") {
-    for (std::uint32_t v : {0u, 2u, 1000u}) {
+    for (std::uint32_t v : {0u, 1u, 3u, 1000u}) {
       std::string m = good;
       for (int k = 0; k < 4; ++k) m[8 + k] = static_cast<char>((v >> (8 * k)) & 0xFF);
       CHECK(code_of(m) == "model_bad_version");
@@ -305,7 +326,7 @@ TEST_CASE("default model: small, versioned, named heads") {
     }
   }
   CHECK(pronoun_heads >= 1);
-  CHECK(m.info_value("storage") == "float32 little-endian");
+  CHECK(m.info_value("storage") == "float16 little-endian");
   CHECK_FALSE(m.info_value("heldout_accuracy").empty());
 }
 
