@@ -70,9 +70,13 @@ function toF32(name, values) {
 
 /** The default settings of a trace; the page's URL table starts from these. */
 export const DEFAULT_SETTINGS = Object.freeze({
-  dModel: 8, heads: 2, dK: 0, causal: false, scale: true, temperature: 1,
+  model: 'default', dModel: 8, heads: 2, dK: 0, causal: false, scale: true, temperature: 1,
   tieQK: false, positions: true, seed: '42', maxTokens: 64,
 });
+
+/** 'default' = the trained model shipped in the module (it fixes dModel, heads and dK),
+ *  'random' = seeded random weights shaped by the settings, 'custom' = setCustomModel's. */
+export const MODELS = Object.freeze(['default', 'random', 'custom']);
 
 export class Core {
   constructor(module) {
@@ -106,10 +110,32 @@ export class Core {
     if (!/^\d{1,20}$/.test(seed) || BigInt(seed) > 18446744073709551615n) {
       throw new CoreError('bad_seed', 'the seed must be a whole number from 0 to 18446744073709551615');
     }
-    const { model, ...rest } = s;
-    void model;
-    return unwrap(this.module.traceText(text, { ...rest, seed }));
+    if (!MODELS.includes(s.model)) {
+      throw new CoreError('bad_setting', `model must be one of ${MODELS.join(', ')}, got ${String(s.model)}`,
+        { name: 'model' });
+    }
+    return unwrap(this.module.traceText(text, { ...s, seed }));
   }
+
+  /** One example's gradient through a trained model: at token `row` the output should name the
+   *  word of token `target`. -> {row, target, targetWord, loss, probability, dOutput,
+   *  head: [{dWeights, dScores}]} (negative dScores = the loss wants that score higher). */
+  gradientRow(text, settings, row, target) {
+    const n = this.trace(text, settings).tokens.length;  // validates text and settings
+    checkInt('row', row, 0, n - 1);
+    checkInt('target', target, 0, n - 1);
+    const s = { ...DEFAULT_SETTINGS, ...settings, seed: String(settings.seed ?? DEFAULT_SETTINGS.seed) };
+    return unwrap(this.module.gradientRow(text, s, row, target));
+  }
+
+  /** Loads .apm bytes (Uint8Array) as the 'custom' model. -> {model: {name, notes, ...}} */
+  setCustomModel(bytes) {
+    if (!(bytes instanceof Uint8Array)) throw new CoreError('bad_model', 'model bytes must be a Uint8Array');
+    return unwrap(this.module.setCustomModel(bytes));
+  }
+
+  /** The shipped model's .apm bytes. */
+  defaultModelBytes() { return this.module.defaultModelBytes(); }
 
   /** Bring your own numbers: {X, W_Q, W_K, W_V, W_O?, heads, causal, scale, temperature} with
    *  matrices as {rows, cols, data}. -> {trace} */
@@ -171,13 +197,14 @@ export async function loadCore(options = {}) {
   return new Core(module);
 }
 
-/** Node (tests, benchmarks): loads the split build from a directory. */
-export async function loadCoreNode(dir) {
+/** Node (tests, benchmarks): loads the split build from a directory. name = 'attention' (the
+ *  page's module) or 'attention-train' (adds training and the benchmark entry points). */
+export async function loadCoreNode(dir, name = 'attention') {
   const { createRequire } = await import('node:module');
   const fs = await import('node:fs');
   const path = await import('node:path');
   const require = createRequire(import.meta.url);
-  const factory = require(path.join(dir, 'attention.js'));
-  const module = await factory({ wasmBinary: fs.readFileSync(path.join(dir, 'attention.wasm')) });
+  const factory = require(path.join(dir, `${name}.js`));
+  const module = await factory({ wasmBinary: fs.readFileSync(path.join(dir, `${name}.wasm`)) });
   return new Core(module);
 }

@@ -60,7 +60,7 @@ for (const [name, dir] of [['nativeO2', 'build/bench-o2'], ['nativeO3', 'build/b
 }
 
 // ---- WebAssembly in Node ----
-const core = await loadCoreNode(path.join(root, 'web/wasm'));
+const core = await loadCoreNode(path.join(root, 'web/wasm'), 'attention-train');
 const mod = core.module;
 const rand = (len, seed) => {
   let s = seed >>> 0 || 1;

@@ -127,6 +127,26 @@ json trace_to_json(const TextTrace& t) {
   return out;
 }
 
+json trace_to_json(const TextTrace& t, const TrainedModel& m, const std::string& name) {
+  json out = trace_to_json(t);
+  out["config"]["weights"] = name;
+  json notes = json::array();
+  for (const HeadNote& n : m.notes)
+    notes.push_back({{"role", n.role},
+                     {"note", n.note},
+                     {"note_zh", n.note_zh},
+                     {"pronoun_accuracy", n.pronoun_accuracy},
+                     {"verb_accuracy", n.verb_accuracy}});
+  json info = json::object();
+  for (const auto& kv : m.info) info[kv.first] = kv.second;
+  out["model"] = {{"name", name}, {"notes", std::move(notes)}, {"info", std::move(info)}};
+  json guesses = json::array();
+  for (const TokenGuess& g : guess_words(t.trace, m))
+    guesses.push_back({{"word", m.vocab.word(g.word)}, {"probability", g.probability}});
+  out["guesses"] = std::move(guesses);
+  return out;
+}
+
 AttendInput parse_attend_input(std::string_view text) {
   if (text.size() > kMaxInputBytes) bad("the input is larger than 64 MiB");
   json j;

@@ -7,6 +7,7 @@
 
 #include "attention.hpp"
 #include "model.hpp"
+#include "model_file.hpp"
 
 namespace ap {
 
@@ -14,6 +15,9 @@ namespace ap {
 nlohmann::json matrix_to_json(MatrixRef m);
 nlohmann::json trace_to_json(const Trace& t);       // config, X, heads, concat, W_O, output
 nlohmann::json trace_to_json(const TextTrace& t);   // adds tokens and settings
+// A trace through a trained model: adds "model" (name, head notes, provenance) and "guesses" (the
+// word the model reads at each token, with its probability); config.weights = name.
+nlohmann::json trace_to_json(const TextTrace& t, const TrainedModel& m, const std::string& name);
 nlohmann::json tokens_to_json(const std::vector<Token>& tokens);
 
 struct AttendInput {

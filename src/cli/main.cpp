@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "default_model.hpp"
 #include "error.hpp"
 #include "json_io.hpp"
 #include "model.hpp"
+#include "model_file.hpp"
 #include "tokenizer.hpp"
 
 namespace {
@@ -22,7 +24,7 @@ const char* const kUsage =
     "usage: qkv tokenize TEXT [--max-tokens N]\n"
     "       qkv trace TEXT [--seed N] [--d-model N] [--heads N] [--d-k N] [--causal]\n"
     "                      [--no-scale] [--temperature T] [--tie-qk] [--no-positions]\n"
-    "                      [--max-tokens N]\n"
+    "                      [--max-tokens N] [--model default|random|FILE.apm]\n"
     "       qkv attend FILE        (FILE may be - for standard input)\n"
     "TEXT may be - to read it from standard input.\n";
 
@@ -83,6 +85,8 @@ struct Args {
   std::string text;
   bool have_text = false;
   ap::Settings settings;
+  std::string model = "default";  // the trained model; "random" = seeded random weights
+  bool shaped = false;            // --d-model, --heads, --d-k or --seed given
 };
 
 Args parse_args(const std::vector<std::string>& a, bool trace) {
@@ -95,14 +99,20 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
     };
     if (f == "--max-tokens") {
       out.settings.max_tokens = static_cast<int>(parse_int(f, value(), 1, ap::kMaxTokensLimit));
+    } else if (trace && f == "--model") {
+      out.model = value();
     } else if (trace && f == "--seed") {
       out.settings.seed = parse_seed(value());
+      out.shaped = true;
     } else if (trace && f == "--d-model") {
       out.settings.d_model = static_cast<int>(parse_int(f, value(), 1, ap::kMaxDModel));
+      out.shaped = true;
     } else if (trace && f == "--heads") {
       out.settings.heads = static_cast<int>(parse_int(f, value(), 1, ap::kMaxHeads));
+      out.shaped = true;
     } else if (trace && f == "--d-k") {
       out.settings.d_k = static_cast<int>(parse_int(f, value(), 1, ap::kMaxDModel));
+      out.shaped = true;
     } else if (trace && f == "--causal") {
       out.settings.causal = true;
     } else if (trace && f == "--no-scale") {
@@ -141,8 +151,21 @@ int run(int argc, char** argv) {
     std::cout << ap::tokens_to_json(tokens).dump() << "\n";
   } else if (cmd == "trace") {
     const Args a = parse_args(args, true);
-    const ap::TextTrace t = ap::trace_text(a.text, a.settings);
-    std::cout << ap::trace_to_json(t).dump() << "\n";
+    if (a.model == "random") {
+      std::cout << ap::trace_to_json(ap::trace_text(a.text, a.settings)).dump() << "\n";
+    } else {
+      if (a.shaped)
+        fail("--d-model, --heads, --d-k and --seed shape random weights; the trained model fixes "
+             "them: add --model random");
+      ap::TrainedModel file_model;
+      const ap::TrainedModel* m = &ap::default_model();
+      if (a.model != "default") {
+        file_model = ap::load_model_file(a.model);
+        m = &file_model;
+      }
+      const ap::TextTrace t = ap::trace_text_with_model(a.text, a.settings, *m);
+      std::cout << ap::trace_to_json(t, *m, a.model).dump() << "\n";
+    }
   } else if (cmd == "attend") {
     if (args.size() != 1) fail("attend takes one FILE (or - for standard input)");
     std::string text;

@@ -363,7 +363,6 @@ TextTrace trace_text_with_model(std::string_view text, const Settings& s, const 
   eff.d_model = m.d_model;
   eff.heads = m.heads;
   eff.d_k = m.d_k;
-  eff.tie_qk = false;
   validate(eff);
   TextTrace out;
   out.settings = eff;
@@ -380,7 +379,13 @@ TextTrace trace_text_with_model(std::string_view text, const Settings& s, const 
   opt.causal = eff.causal;
   opt.scale = eff.scale;
   opt.temperature = eff.temperature;
-  out.trace = attend(X, m.weights, opt);
+  if (eff.tie_qk) {  // the what-if "W_K = W_Q" applies to trained weights too
+    Weights tied = m.weights;
+    tied.W_K = tied.W_Q;
+    out.trace = attend(X, tied, opt);
+  } else {
+    out.trace = attend(X, m.weights, opt);
+  }
   return out;
 }
 

@@ -109,8 +109,8 @@ std::vector<int> token_ids(const std::vector<Token>& tokens, const Vocabulary& v
 Matrix embed_with_model(const std::vector<int>& ids, const TrainedModel& m, bool positions);
 
 // tokenize -> embed with the model's vocabulary -> attend with the model's weights. The model
-// fixes d_model, heads and d_k (and the weights, so tie_qk and seed do nothing); causal, scale,
-// temperature, positions and max_tokens stay the learner's. The model was trained with the
+// fixes d_model, heads and d_k (and the weights, so seed does nothing); causal, scale,
+// temperature, positions, tie_qk (W_K := W_Q) and max_tokens stay the learner's. The model was trained with the
 // Settings defaults: causal off, scale on, temperature 1, positions on. Tokens the vocabulary does
 // not know are marked known = false.
 TextTrace trace_text_with_model(std::string_view text, const Settings& s, const TrainedModel& m);

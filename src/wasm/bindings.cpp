@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <memory>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -16,7 +17,13 @@
 #include "bench.hpp"
 #include "error.hpp"
 #include "gemm.hpp"
+#include "default_model.hpp"
+#include "explain.hpp"
 #include "model.hpp"
+#include "model_file.hpp"
+#ifdef AP_WASM_TRAINING
+#include "trainer.hpp"
+#endif
 #include "tokenizer.hpp"
 
 using emscripten::val;
@@ -36,6 +43,7 @@ val mat(const ap::Matrix& m) {
 }
 
 val row(const ap::RowVector& v) { return f32_copy(v.data(), static_cast<std::size_t>(v.size())); }
+val row_copy(const ap::RowVector& v) { return row(v); }
 
 ap::RowVector row_from(const val& a) {
   const std::vector<float> v = emscripten::convertJSArrayToNumberVector<float>(a);
@@ -178,6 +186,68 @@ val settings_js(const ap::Settings& s, int d_k) {
   return o;
 }
 
+// ---- models: the shipped default, seeded random weights, or one the page trained ----
+
+// This module instance's model slots. A page and each Web Worker have their own instance.
+struct Models {
+  std::unique_ptr<ap::TrainedModel> custom;  // set by setCustomModel (a model trained in the page)
+#ifdef AP_WASM_TRAINING
+  std::unique_ptr<ap::Trainer> trainer;      // the trainer of trainerStart / trainerStep
+#endif
+};
+Models& models() {
+  static Models m;
+  return m;
+}
+
+// nullptr means "random"
+const ap::TrainedModel* model_for(const std::string& name) {
+  if (name == "random") return nullptr;
+  if (name == "default") return &ap::default_model();
+  if (name == "custom") {
+    if (!models().custom)
+      throw ap::Error("no_custom_model", "no trained model yet: press Train first");
+    return models().custom.get();
+  }
+  throw ap::Error("bad_model", "model must be default, random or custom, got " + name);
+}
+
+val model_js(const ap::TrainedModel& m, const std::string& name) {
+  val o = val::object();
+  o.set("name", name);
+  o.set("dModel", m.d_model);
+  o.set("heads", m.heads);
+  o.set("dK", m.d_k);
+  o.set("vocabSize", m.vocab.size());
+  val notes = val::array();
+  for (const ap::HeadNote& n : m.notes) {
+    val no = val::object();
+    no.set("role", n.role);
+    no.set("note", n.note);
+    no.set("noteZh", n.note_zh);
+    no.set("pronounAccuracy", n.pronoun_accuracy);
+    no.set("verbAccuracy", n.verb_accuracy);
+    notes.call<void>("push", no);
+  }
+  o.set("notes", notes);
+  val info = val::object();
+  for (const auto& kv : m.info) info.set(kv.first, kv.second);
+  o.set("info", info);
+  return o;
+}
+
+ap::TextTrace trace_with(const std::string& text, const ap::Settings& s, const std::string& name,
+                         const ap::TrainedModel** used) {
+  const ap::TrainedModel* m = model_for(name);
+  *used = m;
+  return m ? ap::trace_text_with_model(text, s, *m) : ap::trace_text(text, s);
+}
+
+std::string model_name(const val& settings) {
+  if (settings.isUndefined() || settings.isNull()) return "default";
+  return get_or<std::string>(settings, "model", "default");
+}
+
 // ---- the exported operations ----
 
 val tokenize(const std::string& text, int max_tokens) {
@@ -190,8 +260,24 @@ val tokenize(const std::string& text, int max_tokens) {
 
 val trace_text(const std::string& text, const val& settings) {
   return guarded([&] {
-    const ap::TextTrace t = ap::trace_text(text, settings_from(settings));
+    const std::string name = model_name(settings);
+    const ap::TrainedModel* m = nullptr;
+    const ap::TextTrace t = trace_with(text, settings_from(settings), name, &m);
     val o = ok();
+    o.set("model", m ? model_js(*m, name) : val::null());
+    if (m) {
+      val guesses = val::array();
+      for (const ap::TokenGuess& g : ap::guess_words(t.trace, *m)) {
+        val go = val::object();
+        go.set("word", m->vocab.word(g.word));
+        go.set("probability", g.probability);
+        guesses.call<void>("push", go);
+      }
+      o.set("guesses", guesses);
+    } else {
+      o.set("guesses", val::null());
+    }
+
     o.set("tokens", tokens_js(t.tokens));
     o.set("settings", settings_js(t.settings, t.trace.d_k));
     o.set("embeddings", mat(t.embeddings));
@@ -249,6 +335,117 @@ val dot_steps(const val& q, const val& k) {
   });
 }
 
+// One example's gradient: at query token `row`, the output should name the word of token
+// `target` (e.g. a pronoun's antecedent). Per head: dL/dweights and dL/dscores for that row.
+val gradient_row(const std::string& text, const val& settings, int row, int target) {
+  return guarded([&] {
+    const std::string name = model_name(settings);
+    const ap::TrainedModel* m = nullptr;
+    const ap::TextTrace t = trace_with(text, settings_from(settings), name, &m);
+    if (!m) throw ap::Error("needs_trained_model", "gradients need a trained model, not random weights");
+    if (target < 0 || target >= t.trace.n)
+      throw ap::Error("bad_row", "the target token must be between 0 and " + std::to_string(t.trace.n - 1));
+    const std::vector<int> ids = ap::token_ids(t.tokens, m->vocab);
+    const ap::RowGradient g = ap::explain_gradient(t.trace, *m, row, ids[static_cast<std::size_t>(target)]);
+    val o = ok();
+    o.set("row", g.row);
+    o.set("target", target);
+    o.set("targetWord", m->vocab.word(g.target_word));
+    o.set("loss", g.loss);
+    o.set("probability", g.probability);
+    o.set("dOutput", row_copy(g.d_output));
+    val heads = val::array();
+    for (const ap::HeadGradient& hg : g.head) {
+      val ho = val::object();
+      ho.set("dWeights", row_copy(hg.d_weights));
+      ho.set("dScores", row_copy(hg.d_scores));
+      heads.call<void>("push", ho);
+    }
+    o.set("head", heads);
+    return o;
+  });
+}
+
+std::string bytes_from(const val& a) {
+  const std::vector<std::uint8_t> v = emscripten::convertJSArrayToNumberVector<std::uint8_t>(a);
+  return std::string(v.begin(), v.end());
+}
+
+val bytes_js(const std::string& b) {
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(
+      b.size(), reinterpret_cast<const std::uint8_t*>(b.data())));
+}
+
+// Loads .apm bytes into the "custom" slot (a model trained in the page, or a file).
+val set_custom_model(const val& bytes) {
+  return guarded([&] {
+    auto m = std::make_unique<ap::TrainedModel>(ap::load_model(bytes_from(bytes)));
+    val o = ok();
+    o.set("model", model_js(*m, "custom"));
+    models().custom = std::move(m);
+    return o;
+  });
+}
+
+// The shipped model's bytes.
+val default_model_bytes() { return bytes_js(std::string(ap::default_model_bytes())); }
+
+#ifdef AP_WASM_TRAINING
+// Training, step by step (the page runs this in a Web Worker). corpus: the TSV of
+// scripts/gen_lexicon. Starts from seeded random weights, with the shipped model's vocabulary.
+val trainer_start(const std::string& corpus_tsv, const val& options) {
+  return guarded([&] {
+    ap::TrainConfig cfg;
+    cfg.seed = static_cast<std::uint64_t>(get_or<double>(options, "seed", 1.0));
+    cfg.steps = get_or<int>(options, "steps", cfg.steps);
+    cfg.batch = get_or<int>(options, "batch", cfg.batch);
+    ap::validate(cfg);
+    ap::Vocabulary vocab = ap::default_model().vocab;
+    std::vector<ap::Example> train =
+        ap::prepare_examples(ap::parse_corpus(corpus_tsv), vocab, ap::default_lexicon());
+    if (train.empty()) throw ap::Error("empty_corpus", "the training corpus has no sentences");
+    const std::size_t n = train.size();
+    models().trainer = std::make_unique<ap::Trainer>(cfg, std::move(vocab), std::move(train));
+    val o = ok();
+    o.set("examples", static_cast<double>(n));
+    o.set("steps", cfg.steps);
+    return o;
+  });
+}
+
+// Runs k steps; returns the mean loss of those steps.
+val trainer_step(int k) {
+  return guarded([&] {
+    if (!models().trainer) throw ap::Error("no_trainer", "call trainerStart first");
+    if (k < 1 || k > 10000) throw ap::Error("bad_steps", "steps per call must be 1 to 10000");
+    double sum = 0;
+    for (int i = 0; i < k; ++i) sum += models().trainer->step();
+    val o = ok();
+    o.set("step", models().trainer->steps_done());
+    o.set("loss", sum / k);
+    o.set("learningRate", models().trainer->learning_rate_at(models().trainer->steps_done() - 1));
+    return o;
+  });
+}
+
+// The trainer's current model as .apm bytes (for setCustomModel on the page).
+val trainer_model_bytes() {
+  return guarded([&] {
+    if (!models().trainer) throw ap::Error("no_trainer", "call trainerStart first");
+    ap::TrainedModel m = models().trainer->model();
+    const std::string steps = std::to_string(models().trainer->steps_done());
+    m.notes.assign(static_cast<std::size_t>(m.heads),
+                   ap::HeadNote{"training", "Trained in this page for " + steps + " steps.",
+                                "在本页训练了 " + steps + " 步。", 0.0f, 0.0f});
+    m.info = {{"trainer", "the page's training worker"}, {"steps", steps}};
+    val o = ok();
+    o.set("bytes", bytes_js(ap::save_model(m)));
+    return o;
+  });
+}
+
+#endif  // AP_WASM_TRAINING
+
 float finite_range(const val& r) { return ap::finite_range(row_from(r)); }
 
 val limits() {
@@ -271,8 +468,18 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("dotSteps", &dot_steps);
   emscripten::function("finiteRange", &finite_range);
   emscripten::function("limits", &limits);
+  emscripten::function("gradientRow", &gradient_row);
+  emscripten::function("setCustomModel", &set_custom_model);
+  emscripten::function("defaultModelBytes", &default_model_bytes);
+#ifdef AP_WASM_TRAINING
+  // only in attention-train.js, the module the page's training Web Worker loads
+  emscripten::function("trainerStart", &trainer_start);
+  emscripten::function("trainerStep", &trainer_step);
+  emscripten::function("trainerModelBytes", &trainer_model_bytes);
+#endif
 
-  // ---- for tests/node/gemm.test.mjs and scripts/bench only (the page does not use these) ----
+#ifdef AP_WASM_TRAINING
+  // ---- for tests/node/gemm.test.mjs and scripts/bench only (in attention-train.js) ----
   // C = A op(B) through the fast path (SIMD128 here), the portable packed path, or Eigen.
   // which: "fast" | "portable" | "eigen"; returns {ok, C} or {ok: false, error}.
   emscripten::function(
@@ -319,4 +526,5 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
                          o.set("total", static_cast<double>(mi.arena));
                          return o;
                        }));
+#endif  // AP_WASM_TRAINING
 }

@@ -85,7 +85,10 @@ expect_ok "trace Chinese" $null trace "小猫吃鱼，它很开心"
 expect_ok "trace from stdin" <(printf '小猫吃鱼') trace -
 expect_ok "65 tokens with --max-tokens 512" $null tokenize "$words65" --max-tokens 512
 expect_ok "trace 65 tokens with --max-tokens 512" $null trace "$words65" --max-tokens 512
-expect_ok "explicit --d-k with heads not dividing d_model" $null trace "I love you" --heads 3 --d-k 4
+expect_ok "explicit --d-k with heads not dividing d_model" $null trace "I love you" --model random --heads 3 --d-k 4
+expect_error "shaping flags with the trained model" $null trace "I love you" --heads 4
+expect_error "a model file that is not one" $null trace "I love you" --model "$0"
+expect_error "a model file that does not exist" $null trace "I love you" --model /nonexistent.apm
 if "$qkv" --help 2>&1 | grep -q '^usage: qkv'; then pass; else fail "--help prints no usage"; fi
 
 # tokens of the seed sentence
@@ -152,7 +155,7 @@ expect_error "--temperature abc" $null trace "hi" --temperature abc
 expect_error "--seed -1" $null trace "hi" --seed -1
 expect_error "--seed abc" $null trace "hi" --seed abc
 expect_error "--seed 2^64" $null trace "hi" --seed 18446744073709551616
-expect_error "heads not dividing d_model" $null trace "I love you" --d-model 8 --heads 3
+expect_error "heads not dividing d_model" $null trace "I love you" --model random --d-model 8 --heads 3
 expect_error "attend: malformed JSON" "$tmp/cut.json" attend -
 expect_error "attend: not an object" "$tmp/list.json" attend -
 expect_error "attend: ragged rows" "$tmp/ragged.json" attend -

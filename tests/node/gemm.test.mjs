@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCoreNode } from '../../web/core.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const core = await loadCoreNode(path.join(root, 'web/wasm'));
+const core = await loadCoreNode(path.join(root, 'web/wasm'), 'attention-train');
 const mod = core.module;
 
 // deterministic normals (xorshift + Box-Muller), so a failure names a reproducible shape

@@ -47,12 +47,15 @@ function assertTraceClose(ref, trace, tol) {
   assertClose('output', ref.output, trace.output, tol);
 }
 
+const R = ['--model', 'random'];
 const cases = [
   { text: '小猫吃鱼，它很开心', args: [], settings: {} },
-  { text: '我爱你', args: ['--seed', '7', '--d-model', '16', '--heads', '4'], settings: { seed: '7', dModel: 16, heads: 4 } },
+  { text: '小猫吃鱼，它很开心', args: R, settings: { model: 'random' } },
+  { text: '我爱你', args: [...R, '--seed', '7', '--d-model', '16', '--heads', '4'], settings: { model: 'random', seed: '7', dModel: 16, heads: 4 } },
   { text: 'The animal didn\'t cross the street because it was too tired.', args: ['--causal', '--temperature', '0.5'], settings: { causal: true, temperature: 0.5 } },
-  { text: '苹果很好吃 apples 🍎!', args: ['--no-scale', '--tie-qk', '--no-positions', '--d-model', '12', '--heads', '3'], settings: { scale: false, tieQK: true, positions: false, dModel: 12, heads: 3 } },
-  { text: 'a b c d e', args: ['--d-model', '10', '--heads', '3', '--d-k', '5', '--seed', '18446744073709551615'], settings: { dModel: 10, heads: 3, dK: 5, seed: '18446744073709551615' } },
+  { text: '苹果很好吃 apples 🍎!', args: [...R, '--no-scale', '--tie-qk', '--no-positions', '--d-model', '12', '--heads', '3'], settings: { model: 'random', scale: false, tieQK: true, positions: false, dModel: 12, heads: 3 } },
+  { text: '苹果很好吃 zorkle 🍎!', args: ['--no-scale', '--tie-qk', '--no-positions'], settings: { scale: false, tieQK: true, positions: false } },
+  { text: 'a b c d e', args: [...R, '--d-model', '10', '--heads', '3', '--d-k', '5', '--seed', '18446744073709551615'], settings: { model: 'random', dModel: 10, heads: 3, dK: 5, seed: '18446744073709551615' } },
 ];
 
 // Relative 1e-5, not 1e-6: under WebAssembly the matrix products run on the SIMD128 kernel
@@ -120,7 +123,7 @@ test('errors come back as CoreError codes, and the module keeps working', () => 
     [() => core.trace('   \n\t '), 'empty_text'],
     [() => core.trace('a\uD800b'), 'lone_surrogate'],
     [() => core.trace('a\u0000b'), 'control_char'],
-    [() => core.trace('x', { heads: 3 }), 'heads_divide'],
+    [() => core.trace('x', { model: 'random', heads: 3 }), 'heads_divide'],
     [() => core.trace('x', { heads: 0 }), 'bad_setting'],
     [() => core.trace('x', { heads: NaN }), 'bad_setting'],
     [() => core.trace('x', { dModel: 'abc' }), 'bad_setting'],
@@ -145,4 +148,60 @@ test('returned arrays are JS-owned copies that survive wasm memory growth', () =
   core.trace('w '.repeat(500), { maxTokens: 512, dModel: 512, heads: 8 });  // grows the heap
   assert.deepEqual(Array.from(a.trace.head[0].weights.data), before);
   assert.ok(a.trace.head[0].weights.data.buffer.byteLength === a.trace.head[0].weights.data.byteLength);
+});
+
+test('the shipped model: 它 looks at 小猫 and it looks at animal, as in the CLI', () => {
+  const zh = core.trace('小猫吃鱼，它很开心');
+  assert.equal(zh.model.name, 'default');
+  assert.equal(zh.trace.dModel, 32);
+  assert.ok(zh.model.notes.some((n) => /learned to resolve pronouns/.test(n.note)));
+  const w = zh.trace.head[0].weights;
+  const row = Array.from(w.data.slice(4 * w.cols, 5 * w.cols));
+  assert.equal(row.indexOf(Math.max(...row)), 0, `它's row ${row}`);
+  assert.equal(zh.guesses[4].word, '小猫');
+  const en = core.trace("The animal didn't cross the street because it was too tired");
+  const it = en.tokens.findIndex((t) => t.text === 'it');
+  for (const h of en.trace.head) {
+    const r = Array.from(h.weights.data.slice(it * h.weights.cols, (it + 1) * h.weights.cols));
+    assert.equal(en.tokens[r.indexOf(Math.max(...r))].text, 'animal');
+  }
+  // unknown words are marked
+  assert.equal(core.trace('zorkle ate the fish').tokens[0].known, false);
+});
+
+test('one example\'s gradient: the loss pushes 它 -> 小猫 up; a custom model round-trips', () => {
+  const g = core.gradientRow('小猫吃鱼，它很开心', {}, 4, 0);
+  assert.equal(g.targetWord, '小猫');
+  assert.ok(g.probability > 0.5 && g.loss > 0);
+  for (const h of g.head) {
+    assert.ok(h.dScores[0] < 0, 'negative gradient = push the score of 小猫 up');
+    assert.ok(Math.abs(h.dScores.reduce((a, b) => a + b, 0)) < 1e-5);
+  }
+  assert.throws(() => core.gradientRow('小猫吃鱼', { model: 'random' }, 0, 0), (e) => e.code === 'needs_trained_model');
+  assert.throws(() => core.trace('x', { model: 'custom' }), (e) => e.code === 'no_custom_model');
+  assert.throws(() => core.setCustomModel(new Uint8Array([1, 2, 3])), (e) => e.code === 'model_bad_magic');
+  const bytes = core.defaultModelBytes();
+  assert.equal(core.setCustomModel(bytes).model.name, 'custom');
+  const a = core.trace('我爱你', { model: 'custom' }).trace.head[0].weights.data;
+  const b = core.trace('我爱你').trace.head[0].weights.data;
+  assert.deepEqual(Array.from(a), Array.from(b));
+  assert.throws(() => core.trace('x', { model: 'gpt' }), (e) => e.code === 'bad_setting');
+});
+
+test('training in the module (what the page\'s worker runs) lowers the loss', async () => {
+  const { loadCoreNode: load } = await import('../../web/core.js');
+  const tc = await load(path.join(root, 'web/wasm'), 'attention-train');
+  const corpus = fs.readFileSync(path.join(root, 'src/data/corpus/train.tsv'), 'utf8').split('\n').slice(0, 600).join('\n');
+  const m = tc.module;
+  const start = m.trainerStart(corpus, { seed: 1, steps: 200, batch: 16 });
+  assert.ok(start.ok, JSON.stringify(start.error));
+  const first = m.trainerStep(20);
+  let last = first;
+  for (let i = 0; i < 9; i++) last = m.trainerStep(20);
+  assert.equal(last.step, 200);
+  assert.ok(last.loss < first.loss, `loss ${first.loss} -> ${last.loss}`);
+  const bytes = m.trainerModelBytes();
+  assert.ok(bytes.ok && bytes.bytes.length > 1000);
+  assert.equal(tc.setCustomModel(bytes.bytes).model.name, 'custom');
+  assert.equal(m.trainerStep(0).ok, false);
 });
