@@ -18,6 +18,9 @@ import { AnalogyPanel } from './views/panels/analogy.js';
 import { FormulaPanel } from './views/panels/formula.js';
 import { SoftmaxLabPanel } from './views/panels/softmax_lab.js';
 import { Plane2DPanel } from './views/panels/plane2d.js';
+import { ModelInfoView } from './views/model.js';
+import { TrainView } from './views/train.js';
+import { GradientView } from './views/gradient.js';
 
 // Panels by the other engineer: constructor(container, {core, t, onHighlight}), update({result, state}).
 const PANELS = [FormulaPanel, SoftmaxLabPanel, AnalogyPanel, Plane2DPanel];
@@ -68,6 +71,8 @@ class App {
       cycleHead: () => this.result && this.set({ head: (this.state.head + 1) % this.result.trace.heads }),
       toggleLang: () => this.setLang(this.state.lang === 'zh' ? 'en' : 'zh'),
       focusText: () => $('text').focus(),
+      hasCustomModel: () => this.hasCustom,
+      useCustomModel: () => { this.hasCustom = true; this.setMany({ model: 'custom' }); },
     };
     this.actions = actions;
     const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -87,6 +92,13 @@ class App {
     this.exporter = new ExportView($('export-body'), { t, view: () => this.exportView() });
     $('lang').addEventListener('click', () => actions.toggleLang());
     $('head-picker').addEventListener('change', (e) => this.set({ head: +e.target.value }));
+    // the model: what it is and what its heads learned; training it here; one example's gradient
+    this.hasCustom = false;   // a model trained in this page was handed to the core
+    const part = (id, View, extra = {}) => ($(id) ? new View($(id), { t, core, actions, ...extra }) : null);
+    this.modelInfo = part('model-info', ModelInfoView, { lang: () => this.translator.lang });
+    this.trainer = part('train-body', TrainView);
+    this.gradient = part('gradient-body', GradientView);
+    if (this.gradient) $('gradient').addEventListener('toggle', () => this.renderGradient());
     this.mountPanels();
   }
 
@@ -152,6 +164,7 @@ class App {
     this.shortcuts.setTranslator(this.t);
     this.share.setTranslator(this.t);
     this.exporter.setTranslator(this.t);
+    for (const v of [this.modelInfo, this.trainer, this.gradient]) v?.setTranslator(this.t);
     this.mountPanels();
     this.run(false);
   }
@@ -175,7 +188,16 @@ class App {
     if (initial) for (const n of this.urlNotices) messages.push({ kind: 'notice', text: this.translator.t(`notice.${n.problem}`, n) });
     try {
       const settings = coreSettings(this.state);
-      const result = this.core.trace(this.state.s, settings);
+      let result;
+      try {
+        result = this.core.trace(this.state.s, settings);
+      } catch (e) {
+        // model=custom from a link: that model was trained in another visit and is gone
+        if (e.code !== 'no_custom_model') throw e;
+        this.state.model = settings.model = 'default';
+        messages.push({ kind: 'notice', text: this.translator.t('model.customGone') });
+        result = this.core.trace(this.state.s, settings);
+      }
       this.plain = settings.positions ? this.core.trace(this.state.s, { ...settings, positions: false }) : null;
       this.result = result;
     } catch (e) {
@@ -227,7 +249,9 @@ class App {
     this.walk.setModel({ result, plain: this.plain, state: view });
     this.player.refresh();
     this.arcs.update({ result, state: view });
-    this.settings.update(this.state);
+    this.settings.update(this.state, result);
+    this.modelInfo?.update({ result, state: view });
+    this.renderGradient();
     this.renderHeadPicker(result.trace.heads);
     this.input.showCount(this.translator.t('input.count', { n: result.tokens.length, max: result.settings.maxTokens }));
     this.schedulePanels();
@@ -247,6 +271,12 @@ class App {
         try { p.update({ result, state: { ...this.state } }); } catch (e) { console.warn('panel update failed', e); }
       }
     }, 30);
+  }
+
+  // the gradient is a second trace through the core: only while its section is open
+  renderGradient() {
+    if (!this.gradient || !this.result || !this.$('gradient').open) return;
+    this.gradient.update({ result: this.result, state: { q: this.state.q, head: this.state.head }, text: this.state.s, settings: coreSettings(this.state) });
   }
 
   renderHeadPicker(heads) {
@@ -381,6 +411,7 @@ class App {
     cancelAnimationFrame(this.pendingRun);
     this.player.pause?.();
     this.shortcuts.destroy?.();
+    this.trainer?.destroy();
   }
 }
 

@@ -23,6 +23,9 @@ export const HIDEABLE = Object.freeze(['header', 'input', 'settings', 'controls'
 export const TABLE = Object.freeze([
   { name: 's', type: 'text', def: PRESETS[0], maxLength: 2000 },
   { name: 'seed', type: 'seed', def: '42', core: 'seed' },
+  // default = the trained model shipped in the core (fixes heads/dmodel/dk), random = seeded weights;
+  // custom = a model trained in this page (only exists until the page is left: links fall back)
+  { name: 'model', type: 'enum', def: 'default', values: ['default', 'random', 'custom'], core: 'model' },
   { name: 'heads', type: 'int', def: 2, min: 1, max: 8, core: 'heads' },
   { name: 'dmodel', type: 'int', def: 8, min: 2, max: 64, core: 'dModel' },
   { name: 'dk', type: 'int', def: 0, min: 0, max: 64, core: 'dK' },

@@ -49,7 +49,16 @@ export class SettingsView {
     const experiment = (key, changes) => el('button', {
       class: 'action small', text: t(key), attrs: { type: 'button' }, on: { click: () => actions.setMany(changes) },
     });
+    // the model switch: the trained model fixes heads/d_model/d_k (update() disables them)
+    this.modelSel = el('select', { attrs: { id: 'set-model' }, on: { change: (ev) => actions.setSetting('model', ev.target.value) } },
+      ['default', 'random', 'custom'].map((m) => el('option', { text: t(`model.option.${m}`), attrs: { value: m } })));
+    this.fixedNote = el('p', { class: 'hint model-fixed', text: t('model.fixed') });
+    const modelField = el('div', { class: 'field field-model' }, [
+      el('label', { text: t('model.switch'), attrs: { for: 'set-model' } }), this.modelSel,
+      el('p', { class: 'hint', text: t('model.switchHint') }), this.fixedNote,
+    ]);
     this.root.replaceChildren(
+      modelField,
       el('div', { class: 'fields' }, [
         this.field('heads', heads, 'set.headsHint'),
         this.field('dmodel', num('dmodel'), 'set.dmodelHint'),
@@ -69,17 +78,18 @@ export class SettingsView {
       })),
       el('div', { class: 'experiments' }, [
         el('span', { class: 'exp-title', text: t('set.try') }),
-        experiment('exp.bigNoScale', { heads: 1, dmodel: 64, dk: 64, scale: false }),
-        experiment('exp.bigScale', { heads: 1, dmodel: 64, dk: 64, scale: true }),
+        experiment('exp.bigNoScale', { model: 'random', heads: 1, dmodel: 64, dk: 64, scale: false }),
+        experiment('exp.bigScale', { model: 'random', heads: 1, dmodel: 64, dk: 64, scale: true }),
         experiment('exp.tie', { tie: true }),
         experiment('exp.causal', { causal: true }),
-        experiment('exp.reset', { heads: 2, dmodel: 8, dk: 0, causal: false, scale: true, temp: 1, tie: false, pos: true, seed: '42' }),
+        experiment('exp.reset', { model: 'default', heads: 2, dmodel: 8, dk: 0, causal: false, scale: true, temp: 1, tie: false, pos: true, seed: '42' }),
       ]),
     );
     this.inputs.temp = temp;
   }
 
-  update(state) {
+  /** result (optional): the trace shown, so a trained model's fixed shape is what the controls show. */
+  update(state, result) {
     for (const [name, input] of Object.entries(this.inputs)) {
       if (input.getRootNode().activeElement === input && input.type !== 'checkbox' && input.type !== 'range') continue;
       if (input.type === 'checkbox') input.checked = !!state[name];
@@ -87,4 +97,20 @@ export class SettingsView {
     }
     this.tempOut.textContent = Number(state.temp).toFixed(2);
   }
+    // a trained model fixes the shape: show its numbers, disabled, with the reason
+    this.modelSel.value = state.model;
+    const custom = this.modelSel.options[2];
+    custom.hidden = custom.disabled = state.model !== 'custom' && !(this.actions.hasCustomModel && this.actions.hasCustomModel());
+    const fixed = state.model !== 'random';
+    const m = fixed && result && result.model;
+    const shown = m ? { heads: m.heads, dmodel: m.dModel, dk: m.dK } : {};
+    for (const name of ['heads', 'dmodel', 'dk']) {
+      const input = this.inputs[name];
+      input.disabled = fixed;
+      if (fixed) input.setAttribute('aria-describedby', 'model-fixed-note');
+      else input.removeAttribute('aria-describedby');
+      if (name in shown) input.value = String(shown[name]);
+    }
+    this.fixedNote.id = 'model-fixed-note';
+    this.fixedNote.hidden = !fixed;
 }

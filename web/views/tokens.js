@@ -15,7 +15,12 @@ export class TokensStage {
     this.chips = tokens.map((tok, i) => {
       const chars = [...tok.text];
       const kind = t(`kind.${tok.kind}`) + (tok.known ? '' : ` · ${t('tokens.unknown')}`);
-      const li = el('li', { class: `chip kind-${tok.kind}${i === model.state.q ? ' focus' : ''}` }, [
+      const unknown = tok.known === false;
+      const li = el('li', {
+        class: `chip kind-${tok.kind}${i === model.state.q ? ' focus' : ''}${unknown ? ' unknown' : ''}`,
+        attrs: unknown ? { title: t('model.unknownMark'), 'data-unknown': '1' } : {},
+      }, [
+        unknown ? el('span', { class: 'unknown-mark', text: '?', attrs: { 'aria-hidden': 'true' } }) : null,
         el('button', {
           class: 'chip-main',
           attrs: { type: 'button', 'aria-pressed': i === model.state.q, 'aria-label': t('tokens.follow', { i: i + 1, tok: tok.text }) },
@@ -33,7 +38,10 @@ export class TokensStage {
       this.list.append(li);
       return li;
     });
-    this.root.replaceChildren(this.list, el('p', { class: 'hint', text: t('tokens.hint') }));
+    const legend = tokens.some((x) => x.known === false)
+      ? el('p', { class: 'unknown-legend' }, [el('span', { class: 'unknown-mark', text: '?', attrs: { 'aria-hidden': 'true' } }), ' ', t('model.unknownLegend')])
+      : null;
+    this.root.replaceChildren(...[this.list, legend, el('p', { class: 'hint', text: t('tokens.hint') })].filter(Boolean));
   }
 
   show(k) { this.chips.forEach((c, i) => c.classList.toggle('pending', i >= k)); }
