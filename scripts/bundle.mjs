@@ -29,7 +29,7 @@ const locales = {};
 for (const f of fs.readdirSync(path.join(web, 'locales'))) {
   if (f.endsWith('.json')) locales[f.slice(0, -5)] = JSON.parse(read(web, 'locales', f));
 }
-const rawCss = read(web, 'style.css') + '\n' + read(web, 'panels.css');
+const rawCss = read(web, 'style.css') + '\n' + read(web, 'panels.css') + '\n' + read(web, 'train.css');
 const css = (await esbuild.transform(rawCss, { loader: 'css', minify: true })).code;
 // in a shadow root there is no :root or body: the host and the wrapper div stand in for them
 const shadowCss = ':host{display:block}' + css.replace(/:root/g, ':host')
@@ -83,7 +83,7 @@ write(path.join(site, 'app.js'), await bundle('main.js', 'esm', { AP_BUNDLE: 'si
 write(path.join(site, 'app.css'), css);
 // the glue is a deferred classic script, so it downloads beside app.js and runs before it
 write(path.join(site, 'index.html'), html
-  .replace(/<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">/, '<link rel="stylesheet" href="app.css">')
+  .replace(/<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">\n<link rel="stylesheet" href="train.css">/, '<link rel="stylesheet" href="app.css">')
   .replace('<script type="module" src="main.js"></script>',
     '<link rel="preload" href="wasm/attention.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
     '<script src="wasm/attention.js" defer></script>\n<script type="module" src="app.js"></script>'));
@@ -92,6 +92,8 @@ for (const f of ['attention.js', 'attention.wasm']) {
   fs.copyFileSync(path.join(web, 'wasm', f), path.join(site, 'wasm', f));
 }
 fs.copyFileSync(path.join(web, 'favicon.svg'), path.join(site, 'favicon.svg'));
+// training (the Train panel's worker): only fetched when the learner presses Train
+for (const f of ['train-worker.js', 'wasm/attention-train.js', 'wasm/attention-train.wasm', 'wasm/corpus-train.tsv']) fs.copyFileSync(path.join(web, f), path.join(site, f));
 write(path.join(site, 'embed/attention-playground.js'), element);
 
 // ---- dist/attention-playground.html: one file ----
@@ -100,7 +102,7 @@ const favicon = `data:image/svg+xml;base64,${fs.readFileSync(path.join(web, 'fav
 const singleApp = await bundle('main.js', 'iife', { AP_BUNDLE: 'single', AP_LOCALES: locales });
 const single = html
   .replace('href="favicon.svg"', `href="${favicon}"`)
-  .replace(/<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">/, () => `<style>${css}</style>`)
+  .replace(/<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">\n<link rel="stylesheet" href="train.css">/, () => `<style>${css}</style>`)
   .replace('<script type="module" src="main.js"></script>', '')
   .replace('</body>', () => `<script>${inlineSafe(glue())}</script>\n` +
     `<script>${inlineSafe(singleApp)}</script>\n</body>`);

@@ -34,7 +34,7 @@ const MATRIX_STAGE = { X: 1, W_Q: 2, W_K: 2, W_V: 2, Q: 2, K: 2, V: 2, scores: 3
 // `hide` names -> the parts they hide (ids under the root)
 const HIDE_PARTS = {
   header: ['top'], input: ['input'], settings: ['whatif'], controls: ['stage-nav-wrap', 'toolbar'],
-  arcs: ['arcs'], panels: ['panels'], share: ['share'], export: ['export'], footer: ['foot'],
+  arcs: ['arcs'], panels: ['panels'], share: ['share'], export: ['export'], footer: ['foot'], train: ['train'],
 };
 
 class App {

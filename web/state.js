@@ -16,7 +16,7 @@ export const STAGES = Object.freeze(['tokens', 'embed', 'project', 'score', 'sca
 export const LANGS = Object.freeze(['en', 'zh']);
 
 /** Parts an embedding can hide (`hide=controls,panels`): classroom mode. */
-export const HIDEABLE = Object.freeze(['header', 'input', 'settings', 'controls', 'arcs', 'share', 'export', 'panels', 'footer']);
+export const HIDEABLE = Object.freeze(['header', 'input', 'settings', 'controls', 'arcs', 'share', 'export', 'panels', 'footer', 'train']);
 
 // One line per key. `core` names the field of core.trace's settings that the key feeds.
 // Adding a key (for example `model`) is one more line here.

@@ -15,7 +15,7 @@ let srv = null;
 const ELEMENTS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>two widgets</title>
 <link rel="stylesheet" href="/t/host.css"><script src="/embed/attention-playground.js" defer></script></head><body>
 <attention-playground id="a" sentence="我爱你" step="7" seed="7"></attention-playground>
-<attention-playground id="b" sentence="The cat sat on the mat." heads="4" step="3" lang="zh" hide="panels,settings"></attention-playground>
+<attention-playground id="b" sentence="The cat sat on the mat." model="random" heads="4" step="3" lang="zh" hide="panels,settings"></attention-playground>
 </body></html>`;
 // host CSS that would break the widget if it leaked in
 const HOST_CSS = 'button { display: none !important; } table { display: none !important; } #stage-body { display: none; }';
@@ -141,7 +141,7 @@ test('iframe protocol: ready, resize, stepchange, commands from the parent, wron
   await frame().waitForFunction(() => document.getElementById('token-count').textContent.startsWith('4'));
   await page.evaluate(() => { window.got = []; send({ type: 'attention-playground:goToStep', step: 7 }); });
   assert.deepEqual((({ step, stage }) => ({ step, stage }))(await got('stepchange')), { step: 7, stage: 'softmax' });
-  await page.evaluate(() => send({ type: 'attention-playground:setOptions', options: { heads: 4, seed: 9, hide: 'panels' } }));
+  await page.evaluate(() => send({ type: 'attention-playground:setOptions', options: { model: 'random', heads: 4, seed: 9, hide: 'panels' } }));
   await frame().waitForFunction(() => document.getElementById('head-picker').options.length === 4);
   assert.ok(await frame().locator('#whatif').isVisible());
   assert.match(frame().url(), /seed=9/);

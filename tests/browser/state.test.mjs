@@ -25,7 +25,7 @@ test('state table: parse and serialize round-trip, bad values become notices', (
 
 test('a copied link reproduces the same numbers and view', async () => {
   const { core } = await setup();
-  const search = 's=%E6%88%91%E7%88%B1%E4%BD%A0&seed=7&heads=4&dmodel=16&dk=0&causal=1&scale=0&temp=0.5&tie=1&pos=0&step=7&head=2&q=1&lang=zh';
+  const search = 's=%E6%88%91%E7%88%B1%E4%BD%A0&model=random&seed=7&heads=4&dmodel=16&dk=0&causal=1&scale=0&temp=0.5&tie=1&pos=0&step=7&head=2&q=1&lang=zh';
   const a = await newPage();
   await a.open(search);
   assert.equal(await a.page.getAttribute('html', 'lang'), 'zh-CN');
@@ -58,7 +58,7 @@ test('a copied link reproduces the same numbers and view', async () => {
 
 test('garbage in the URL: notices, clamping, and a working page', async () => {
   const p = await newPage();
-  await p.open('heads=99&dmodel=abc&temp=-5&seed=xyz&causal=maybe&q=999&step=0&lang=klingon&foo=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
+  await p.open('model=random&heads=99&dmodel=abc&temp=-5&seed=xyz&causal=maybe&q=999&step=0&lang=klingon&foo=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
   const msgs = await p.page.$$eval('#messages li', (l) => l.map((x) => x.textContent));
   assert.ok(msgs.length >= 7, msgs.join('\n'));
   assert.equal(await p.page.$$eval('#messages img, #stage-body img', (l) => l.length), 0);

@@ -125,7 +125,7 @@ test('speed: keystroke to repaint, and frames while animating 32 tokens x 4 head
   const { core } = await setup();
   assert.equal(core.tokenize(LONG).length, 32);
   const { page, errors, open, context } = await newPage();
-  await open(`s=${encodeURIComponent(LONG)}&heads=4&dmodel=32&step=4`);
+  await open(`s=${encodeURIComponent(LONG)}&model=random&heads=4&dmodel=32&step=4`);
   // keystroke -> the frame after the page re-rendered
   await page.evaluate(() => {
     const ta = document.getElementById('text');

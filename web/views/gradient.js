@@ -52,18 +52,19 @@ export class GradientView {
     let scale = 1e-12;
     for (const h of g.head) for (const v of h.dScores) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
     const heads = g.head.map((h, hi) => this.headBars(h.dScores, hi, q, tokens, scale, target));
-    this.root.replaceChildren(
+    this.root.replaceChildren(...[
       el('div', { class: 'grad-pick' }, [
         el('span', { text: t('train.gradQuery', { tok: qTok, i: q + 1 }) }),
         el('label', { attrs: { for: 'grad-target' }, text: t('train.gradTarget') }), select,
       ]),
       el('p', { class: 'grad-why', text: this.why(g, target, qTok, word, tTok) }),
       el('p', { class: 'grad-loss', attrs: { 'data-loss': g.loss, 'data-probability': g.probability } },
-        [t('train.gradLoss', { word, p: g.probability.toFixed(3), loss: g.loss.toFixed(3) })]),
+        [t('train.gradLoss', { word, p: g.probability.toFixed(3), loss: small(g.loss) })]),
+      g.loss < 1e-3 ? el('p', { class: 'hint', text: t('train.gradTiny') }) : null,
       el('p', { class: 'hint', text: t('train.gradLegend') }),
       el('div', { class: 'grad-heads' }, heads),
       el('p', { class: 'hint', text: t('train.gradSum') }),
-    );
+    ].filter(Boolean));
   }
 
   // The default target: the token whose word the shipped model reads at q (a pronoun's antecedent:
@@ -111,7 +112,7 @@ export class GradientView {
       const dir = Math.abs(v) < scale * 1e-3 ? 'flat' : up ? 'up' : 'down';
       const val = el('span', {
         class: `dval ${dir}`,
-        text: `${fmt(v, 3)} ${t(`train.grad.${dir}`)}`,
+        text: `${small(v)} ${t(`train.grad.${dir}`)}`,
         attrs: { 'data-matrix': 'dScores', 'data-head': h, 'data-row': q, 'data-col': j, 'data-value': String(v) },
       });
       list.append(el('li', { class: j === target ? 'target' : '' }, [
@@ -122,4 +123,11 @@ export class GradientView {
     });
     return el('figure', { class: 'grad-head' }, [el('figcaption', { text: t('train.gradHead', { h: h + 1 }) }), list]);
   }
+}
+
+// 3 decimals, or 3 significant digits when the number is tiny (a well-trained model's pushes)
+function small(v) {
+  if (!Number.isFinite(v) || v === 0 || Math.abs(v) >= 1e-3) return fmt(v, 3);
+  const [m, e] = v.toExponential(2).split('e');
+  return `${fmt(Number(m), 2)}×10${String(Number(e)).replace(/-/g, '⁻').replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[d])}`;
 }

@@ -69,7 +69,7 @@ export class MixStage {
     this.out = new MatrixTable(head.output, { name: 'head_output', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' });
     this.root.replaceChildren(
       el('h4', { text: t('mix.shares', { tok: labels[q] }) }), this.stack,
-      el('div', { class: 'scroller' }, [table]),
+      el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': t('mix.shares', { tok: labels[q] }) } }, [table]),
       el('p', { class: 'hint', text: t('mix.why') }),
       el('div', { class: 'row-blocks' }, [matrixBlock(t('mix.all'), `${tr.n} × ${tr.dK}`, this.out, t('mix.orient'))]),
     );

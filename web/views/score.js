@@ -88,7 +88,7 @@ export class ScoreStage {
       lab(`θ ${fmt(d.angleDegrees, 0)}°`, 22, -6, 'lt'));
     this.detail.replaceChildren(
       el('h4', { text: t('score.cell', { q: tq, k: tk, i: i + 1, j: j + 1 }) }),
-      el('div', { class: 'scroller' }, [table]),
+      el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': t('score.cell', { q: tq, k: tk, i: i + 1, j: j + 1 }) } }, [table]),
       el('div', { class: 'dot-geo' }, [
         pic,
         el('ul', { class: 'facts' }, [

@@ -44,7 +44,7 @@ export class SoftmaxStage {
   }
 
   rowTable(labels, values, name) {
-    return el('div', { class: 'scroller' }, [el('table', { class: 'dot' }, [
+    return el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': name } }, [el('table', { class: 'dot' }, [
       el('thead', {}, [el('tr', {}, labels.map((l) => el('th', { text: l })))]),
       el('tbody', {}, [el('tr', {}, [...values].map((v, j) => el('td', {
         class: v === -Infinity ? 'neg-inf' : '', text: fmt(v, 3), attrs: { 'data-matrix': name, 'data-col': j, 'data-value': v },

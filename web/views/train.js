@@ -176,6 +176,11 @@ export class TrainView {
   drawCurve() {
     const { t } = this.ctx;
     const pts = this.run.points;
+    if (!pts.length) {   // no chart before the first training: the text line says so
+      this.curve.replaceChildren();
+      this.curveText.textContent = t('train.curveEmpty');
+      return;
+    }
     const pic = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'loss-svg', role: 'img', 'aria-label': t('train.curveLabel') });
     const x0 = M.left, x1 = W - M.right, y0 = H - M.bottom, y1 = M.top;
     const top = Math.max(1, ...pts.map((p) => p.loss));
@@ -206,6 +211,7 @@ export class TrainView {
         const title = svg('title');
         title.textContent = t('train.pointTitle', { step: p.step, loss: p.loss.toFixed(3) });
         c.append(title);
+        c.addEventListener('mouseenter', () => { this.curveText.textContent = title.textContent; });
         pic.append(c);
       }
     }
