@@ -15,6 +15,7 @@
 
 #include "attention.hpp"
 #include "error.hpp"
+#include "test_util.hpp"
 #include "rng.hpp"
 
 using ap::Matrix;
@@ -102,17 +103,7 @@ ap::AttentionOptions options_of(const json& in) {
   return o;
 }
 
-// The ap::Error code f throws, "no error", or "other exception".
-std::string code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ap::Error& e) {
-    return e.code();
-  } catch (...) {
-    return "other exception";
-  }
-  return "no error";
-}
+using ap_test::code_of;
 
 Matrix random_matrix(int rows, int cols, std::uint64_t seed, double sd = 1.0) {
   ap::Rng rng(seed);

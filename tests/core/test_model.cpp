@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "error.hpp"
+#include "test_util.hpp"
 #include "model.hpp"
 
 using ap::Matrix;
@@ -20,16 +21,7 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-std::string code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ap::Error& e) {
-    return e.code();
-  } catch (...) {
-    return "other exception";
-  }
-  return "no error";
-}
+using ap_test::code_of;
 
 std::string validate_code(const ap::Settings& s) {
   return code_of([&] { ap::validate(s); });

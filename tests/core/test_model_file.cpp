@@ -15,19 +15,14 @@
 #include "error.hpp"
 #include "model_file.hpp"
 #include "rng.hpp"
+#include "test_util.hpp"
 #include "trainer.hpp"
 
 using ap::Matrix;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot open " << path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ap_test::read_file;
 
 std::string code_of(const std::string& bytes) {
   try {

@@ -7,22 +7,14 @@
 #include <vector>
 
 #include "error.hpp"
+#include "test_util.hpp"
 #include "lexicon.hpp"
 #include "tokenizer.hpp"
 
 namespace {
 
 
-std::string code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ap::Error& e) {
-    return e.code();
-  } catch (...) {
-    return "other exception";
-  }
-  return "no error";
-}
+using ap_test::code_of;
 
 // The token texts joined by '|' (which is never inside a token: it forces a split), so a
 // failing CHECK prints both sides.

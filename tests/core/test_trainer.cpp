@@ -15,19 +15,14 @@
 #include "lexicon.hpp"
 #include "model_file.hpp"
 #include "tokenizer.hpp"
+#include "test_util.hpp"
 #include "trainer.hpp"
 
 namespace {
 
 const std::string kDataDir = AP_DATA_DIR;
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  REQUIRE_MESSAGE(f.good(), "cannot open " << path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using ap_test::read_file;
 
 std::string code_of(const std::function<void()>& f) {
   try {

@@ -7,20 +7,12 @@
 #include <vector>
 
 #include "error.hpp"
+#include "test_util.hpp"
 #include "utf8.hpp"
 
 namespace {
 
-std::string code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ap::Error& e) {
-    return e.code();
-  } catch (...) {
-    return "other exception";
-  }
-  return "no error";
-}
+using ap_test::code_of;
 
 std::string decode_code(const std::string& bytes) {
   return code_of([&] { ap::decode_utf8(bytes); });
