@@ -224,7 +224,7 @@ class App {
 
   errorText(e) {
     const key = `error.${e.code}`;
-    return this.translator.has(key) ? this.translator.t(key, { ...e.details, max: this.core.limits().defaultMaxTokens, message: e.message }) : e.message;
+    return this.translator.has(key) ? this.translator.t(key, { ...e.details, max: this.state.max, message: e.message }) : e.message;
   }
 
   clampToTrace(fromUrl, messages = this.messages) {

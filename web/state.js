@@ -34,6 +34,7 @@ export const TABLE = Object.freeze([
   { name: 'temp', type: 'number', def: 1, min: 0.05, max: 20, core: 'temperature' },
   { name: 'tie', type: 'bool', def: false, core: 'tieQK' },
   { name: 'pos', type: 'bool', def: true, core: 'positions' },
+  { name: 'max', type: 'int', def: 64, min: 1, max: 512, core: 'maxTokens' },   // the token cap
   { name: 'step', type: 'int', def: 1, min: 1, max: STAGES.length },
   { name: 'head', type: 'int', def: 0, min: 0, max: 7 },
   { name: 'q', type: 'int', def: -1, min: -1, max: 511 },   // -1: the pronoun (它, it) if any, else 0

@@ -13,11 +13,13 @@ export class ArcView {
     const h = Math.min(state.head, tr.heads - 1);
     const q = state.q;
     const labels = result.tokens.map((x) => x.text);
+    // a very long token (a pasted URL) is cut for the picture; the heading and titles keep it whole
+    const short = labels.map((x) => ([...x].length > 14 ? `${[...x].slice(0, 13).join('')}…` : x));
     const w = rowOf(tr.head[h].weights, q);
     const H = tr.n * ROW + 8;
     const pic = svg('svg', { viewBox: `0 0 320 ${H}`, class: 'arcs', role: 'img',
       'aria-label': t('arcs.label', { tok: labels[q], h: h + 1 }) });
-    pic.style.height = `${Math.min(H, 900)}px`;
+    pic.style.height = `${H}px`;   // one readable row per token; long inputs scroll (.arcs-scroll)
     const y = (i) => 4 + ROW * i + ROW / 2;
     for (let j = 0; j < tr.n; j++) {
       if (!(w[j] > 0)) continue;
@@ -32,10 +34,10 @@ export class ArcView {
     }
     for (let i = 0; i < tr.n; i++) {
       const left = svg('text', { x: 98, y: y(i) + 5, 'text-anchor': 'end', class: i === q ? 'qtok focus' : 'qtok' });
-      left.textContent = labels[i];
+      left.textContent = short[i];
       left.addEventListener('click', () => actions.setFocus(i));
       const right = svg('text', { x: 222, y: y(i) + 5, class: 'ktok' });
-      right.textContent = `${labels[i]} ${w[i] > 0 ? pct(w[i]) : '0%'}`;
+      right.textContent = `${short[i]} ${w[i] > 0 ? pct(w[i]) : '0%'}`;
       right.dataset.matrix = 'weights';
       right.dataset.head = h;
       right.dataset.row = q;
@@ -46,7 +48,7 @@ export class ArcView {
     this.root.replaceChildren(
       el('h3', { text: t('arcs.title', { tok: labels[q], h: h + 1 }) }),
       el('p', { class: 'orient', text: t('arcs.orient') }),
-      pic,
+      el('div', { class: 'arcs-scroll', attrs: { tabindex: tr.n > 24 ? '0' : null, role: 'group', 'aria-label': t('arcs.label', { tok: labels[q], h: h + 1 }) } }, [pic]),
     );
   }
 }

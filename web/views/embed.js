@@ -1,6 +1,7 @@
 // embed.js: stage 2. Each token's vector X_i (row i of X), shown row by row; when positions are
 // on, the plain token vectors (a second trace with positions off) sit beside X for comparison.
-import { el, fmt, MatrixTable, matrixBlock, rowOf } from './util.js';
+import { el, fmt, matrixBlock, rowOf } from './util.js';
+import { matrixView } from './heatmap.js';
 
 export class EmbedStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -13,10 +14,10 @@ export class EmbedStage {
     this.model = model;
     const labels = model.result.tokens.map((x) => x.text);
     const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
-    this.x = new MatrixTable(tr.X, { name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d', caption: t('embed.caption') });
+    this.x = matrixView(tr.X, { t, name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d', caption: t('embed.caption') });
     const blocks = [];
     if (model.plain && model.result.settings.positions) {
-      this.e = new MatrixTable(model.plain.trace.X, { name: 'E', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
+      this.e = matrixView(model.plain.trace.X, { t, name: 'E', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
       blocks.push(matrixBlock(t('embed.plain'), `${tr.n} × ${tr.dModel}`, this.e), el('div', { class: 'op', text: '+ pos →' }));
     } else {
       this.e = null;

@@ -1,6 +1,7 @@
 // heads.js: stage 9. Every head's weight matrix side by side (each head looks for something
 // different), then the heads' outputs side by side (concat), times W_O, gives the layer's output.
-import { el, pct, MatrixTable, matrixBlock, rowOf } from './util.js';
+import { el, pct, matrixBlock, rowOf } from './util.js';
+import { matrixView } from './heatmap.js';
 
 export class HeadsStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -14,7 +15,7 @@ export class HeadsStage {
     this.model = model;
     const labels = model.result.tokens.map((x) => x.text);
     this.headBlocks = tr.head.map((hd, h) => {
-      const m = new MatrixTable(hd.weights, { name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true });
+      const m = matrixView(hd.weights, { t, name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true });
       m.mark('row', [q]);
       const fig = matrixBlock(t('heads.head', { h: h + 1 }), `${tr.n} × ${tr.n}`, m);
       fig.classList.toggle('chosen', h === model.state.head);
@@ -23,9 +24,9 @@ export class HeadsStage {
     });
     const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
     const cdims = Array.from({ length: tr.heads * tr.dK }, (_, c) => `h${Math.floor(c / tr.dK) + 1}.${(c % tr.dK) + 1}`);
-    this.concat = new MatrixTable(tr.concat, { name: 'concat', rowLabels: labels, colLabels: cdims, corner: 'i \\ c' });
-    this.wo = new MatrixTable(tr.W_O, { name: 'W_O', rowLabels: cdims, colLabels: dims, corner: 'c \\ d' });
-    this.out = new MatrixTable(tr.output, { name: 'output', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
+    this.concat = matrixView(tr.concat, { t, name: 'concat', rowLabels: labels, colLabels: cdims, corner: 'i \\ c' });
+    this.wo = matrixView(tr.W_O, { t, name: 'W_O', rowLabels: cdims, colLabels: dims, corner: 'c \\ d' });
+    this.out = matrixView(tr.output, { t, name: 'output', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
     for (const m of [this.concat, this.out]) m.mark('row', [q]);
     this.merge = el('div', { class: 'row-blocks' }, [
       matrixBlock(t('heads.concat'), `${tr.n} × ${tr.heads * tr.dK}`, this.concat), el('div', { class: 'op', text: '×' }),

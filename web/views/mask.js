@@ -1,6 +1,7 @@
 // mask.js: stage 6. With the causal mask a query may not look at later keys: those cells become
 // −∞ (and weight 0 after softmax). Without it the matrix passes through unchanged.
-import { el, MatrixTable, matrixBlock, rowOf } from './util.js';
+import { el, matrixBlock, rowOf } from './util.js';
+import { matrixView } from './heatmap.js';
 
 export class MaskStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -13,7 +14,7 @@ export class MaskStage {
     const h = model.state.head;
     this.model = model;
     const labels = model.result.tokens.map((x) => x.text);
-    this.m = new MatrixTable(tr.head[h].masked, { name: 'masked', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k' });
+    this.m = matrixView(tr.head[h].masked, { t, name: 'masked', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k' });
     const toggle = el('button', {
       class: 'action', text: tr.causal ? t('mask.turnOff') : t('mask.turnOn'),
       attrs: { type: 'button' }, on: { click: () => actions.setSetting('causal', !tr.causal) },

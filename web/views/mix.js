@@ -1,7 +1,8 @@
 // mix.js: stage 8. The focus token's output is the weighted sum of the V rows. Each key's share
 // is drawn as a stacked bar, and its contribution w·V_j per column comes from core.dotSteps
 // (the products of the weight row with a V column), so nothing is multiplied here.
-import { el, fmt, pct, MatrixTable, matrixBlock, rowOf, colOf, tint, maxAbsFinite } from './util.js';
+import { el, fmt, pct, matrixBlock, rowOf, colOf, tint, maxAbsFinite } from './util.js';
+import { matrixView } from './heatmap.js';
 
 const PALETTE = ['#1d4ed8', '#b45309', '#047857', '#9333ea', '#be123c', '#0e7490', '#4d7c0f', '#a21caf'];
 
@@ -66,7 +67,7 @@ export class MixStage {
         el('th', { text: 'V_j' }), el('th'), ...kdims.map((d) => el('th', { text: `c${d}` }))])]),
       body, el('tfoot', {}, [outRow]),
     ]);
-    this.out = new MatrixTable(head.output, { name: 'head_output', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' });
+    this.out = matrixView(head.output, { t, name: 'head_output', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' });
     this.root.replaceChildren(
       el('h4', { text: t('mix.shares', { tok: labels[q] }) }), this.stack,
       el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': t('mix.shares', { tok: labels[q] }) } }, [table]),

@@ -1,7 +1,8 @@
 // project.js: stage 3. Q = X W_Q, K = X W_K, V = X W_V for the chosen head, animated cell by cell
 // as row-times-column: row i of X meets column c of W, and the products add up to one number.
 // The products come from core.dotSteps; the result cells from the trace.
-import { el, fmt, MatrixTable, matrixBlock, rowOf, colOf } from './util.js';
+import { el, fmt, matrixBlock, rowOf, colOf } from './util.js';
+import { matrixView } from './heatmap.js';
 
 const ROLES = ['Q', 'K', 'V'];
 
@@ -20,9 +21,10 @@ export class ProjectStage {
     const labels = model.result.tokens.map((x) => x.text);
     const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
     const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
-    this.x = new MatrixTable(tr.X, { name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
-    this.w = ROLES.map((r) => new MatrixTable(head[`W_${r}`], { name: `W_${r}`, head: h, rowLabels: dims, colLabels: kdims, corner: 'd \\ c' }));
-    this.out = ROLES.map((r) => new MatrixTable(head[r], {
+    this.x = matrixView(tr.X, { t, name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
+    this.w = ROLES.map((r) => matrixView(head[`W_${r}`], { t, name: `W_${r}`, head: h, rowLabels: dims, colLabels: kdims, corner: 'd \\ c' }));
+    this.out = ROLES.map((r) => matrixView(head[r], {
+      t,
       name: r, head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c',
       onSelect: (i, c) => { this.sel = [i, c]; this.show(this.k); },
     }));

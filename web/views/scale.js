@@ -1,7 +1,8 @@
 // scale.js: stage 5. scaled = scores × (1/√d_k). The "why" on the real numbers: the spread of the
 // focus row (core.finiteRange) before and after, and what softmax would make of each row
 // (core.softmaxSteps), so a learner sees an unscaled row turn into an almost one-hot weight row.
-import { el, fmt, pct, MatrixTable, matrixBlock, rowOf, barList } from './util.js';
+import { el, fmt, pct, matrixBlock, rowOf, barList } from './util.js';
+import { matrixView } from './heatmap.js';
 
 export class ScaleStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -16,7 +17,7 @@ export class ScaleStage {
     const q = model.state.q;
     this.model = model;
     const labels = model.result.tokens.map((x) => x.text);
-    this.sc = new MatrixTable(head.scaled, { name: 'scaled', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k' });
+    this.sc = matrixView(head.scaled, { t, name: 'scaled', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k' });
     const raw = rowOf(head.scores, q);
     const scaled = rowOf(head.scaled, q);
     const before = core.finiteRange(raw);

@@ -1,6 +1,7 @@
 // score.js: stage 4. scores = Q Kᵀ fills cell by cell. A selected cell (i, j) is explained with
 // core.dotSteps: q_i and k_j side by side, their products, the sum, the norms and the angle.
-import { el, svg, fmt, MatrixTable, matrixBlock, rowOf } from './util.js';
+import { el, svg, fmt, matrixBlock, rowOf } from './util.js';
+import { matrixView } from './heatmap.js';
 
 export class ScoreStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; this.sel = null; }
@@ -16,9 +17,10 @@ export class ScoreStage {
     this.sel = null;
     const labels = model.result.tokens.map((x) => x.text);
     const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
-    this.q = new MatrixTable(head.Q, { name: 'Q', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' });
-    this.kt = new MatrixTable(head.K, { name: 'K', head: h, rowLabels: labels, colLabels: kdims, corner: 'j \\ c' });
-    this.s = new MatrixTable(head.scores, {
+    this.q = matrixView(head.Q, { t, name: 'Q', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' });
+    this.kt = matrixView(head.K, { t, name: 'K', head: h, rowLabels: labels, colLabels: kdims, corner: 'j \\ c' });
+    this.s = matrixView(head.scores, {
+      t,
       name: 'scores', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k',
       onSelect: (i, j) => { this.sel = [i, j]; this.show(this.k); this.ctx.actions.announce(this.narrate(this.k)); },
     });

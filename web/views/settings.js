@@ -68,6 +68,7 @@ export class SettingsView {
           el('p', { class: 'hint', text: t('set.tempHint') }),
         ]),
         this.field('seed', seed, 'set.seedHint'),
+        this.field('max', num('max'), 'set.maxHint'),
       ]),
       el('div', { class: 'checks' }, ['causal', 'scale', 'tie', 'pos'].map((name) => {
         const c = check(name);
@@ -96,7 +97,6 @@ export class SettingsView {
       else input.value = String(state[name]);
     }
     this.tempOut.textContent = Number(state.temp).toFixed(2);
-  }
     // a trained model fixes the shape: show its numbers, disabled, with the reason
     this.modelSel.value = state.model;
     const custom = this.modelSel.options[2];
@@ -113,4 +113,5 @@ export class SettingsView {
     }
     this.fixedNote.id = 'model-fixed-note';
     this.fixedNote.hidden = !fixed;
+  }
 }

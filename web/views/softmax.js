@@ -1,6 +1,7 @@
 // softmax.js: stage 7. One row at a time, with core.softmaxSteps: subtract the max, exponentiate
 // (bars), add up, divide. The full weight matrix shows each row's sum, which is 1.
-import { el, fmt, pct, MatrixTable, matrixBlock, rowOf, barList } from './util.js';
+import { el, fmt, pct, matrixBlock, rowOf, barList } from './util.js';
+import { matrixView } from './heatmap.js';
 
 export class SoftmaxStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -19,7 +20,8 @@ export class SoftmaxStage {
     const st = this.steps;
     // row sums: a check on what is shown, not part of the computation
     const sums = Array.from({ length: tr.n }, (_, r) => rowOf(head.weights, r).reduce((a, v) => a + v, 0));
-    this.w = new MatrixTable(head.weights, {
+    this.w = matrixView(head.weights, {
+      t,
       name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true,
       extra: { title: 'Σ', values: sums, name: 'rowsum' },
     });

@@ -23,10 +23,11 @@ export class TokensStage {
         unknown ? el('span', { class: 'unknown-mark', text: '?', attrs: { 'aria-hidden': 'true' } }) : null,
         el('button', {
           class: 'chip-main',
-          attrs: { type: 'button', 'aria-pressed': i === model.state.q, 'aria-label': t('tokens.follow', { i: i + 1, tok: tok.text }) },
+          // the name is the visible text plus the action (label in name, WCAG 2.5.3)
+          attrs: { type: 'button', 'aria-pressed': i === model.state.q },
           on: { click: () => actions.setFocus(i) },
         }, [el('span', { class: 'idx', text: String(i + 1) }), el('span', { class: 'tok', text: tok.text }),
-          el('span', { class: 'kind', text: kind })]),
+          el('span', { class: 'kind', text: kind }), el('span', { class: 'vh', text: ` (${t('tokens.follow', { i: i + 1, tok: tok.text })})` })]),
         chars.length > 1 && tok.kind === 'han'
           ? el('button', {
             class: 'split', text: '|',

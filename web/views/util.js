@@ -194,6 +194,8 @@ export function matrixBlock(title, shape, table, note) {
   ]);
 }
 
+const LONG_LIST = 24;
+
 /** Horizontal bars for a row of non-negative values (weights, exps), with the number beside. */
 export function barList(labels, values, { max, name, head, row, digits = 3, asPct = false } = {}) {
   const top = max ?? Math.max(...values.filter(Number.isFinite), 1e-12);
@@ -207,5 +209,7 @@ export function barList(labels, values, { max, name, head, row, digits = 3, asPc
     }
     list.append(el('li', {}, [el('span', { class: 'blabel', text: labels[j] }), el('span', { class: 'track' }, [fill]), val]));
   });
+  // a long list (many tokens) scrolls in its own box instead of making the page very tall
+  if (values.length > LONG_LIST) return el('div', { class: 'bars-scroll', attrs: { tabindex: '0', role: 'group', 'aria-label': labels.length ? `${labels[0]} … ${labels[labels.length - 1]}` : '' } }, [list]);
   return list;
 }

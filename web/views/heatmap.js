@@ -1,0 +1,317 @@
+// heatmap.js: a large matrix (many tokens) drawn on a canvas, one block of pixels per cell, with
+// the focus row as real cells (values and data-*), a readout of any cell under the pointer or the
+// keyboard cursor, zoom, and every value as a table on demand, a page of rows at a time.
+// It has MatrixTable's interface (table, reveal, revealRows, mark, cell), so a stage picks either
+// with matrixView(). Drawing only: the numbers are shown as given, never computed here.
+import { el, fmt, MatrixTable, tint, maxAbsFinite } from './util.js';
+
+/** Above this many rows (tokens) an n x n matrix is drawn as a heatmap. */
+export const HEATMAP_ROWS = 48;
+/** Any matrix with more cells than this is a heatmap too (512 tokens x d_model 32). */
+export const HEATMAP_CELLS = 8192;
+const PAGE_ROWS = 16;
+
+export function useHeatmap(m) {
+  return (m.rows > HEATMAP_ROWS && m.cols > HEATMAP_ROWS) || m.rows * m.cols > HEATMAP_CELLS;
+}
+
+/** A MatrixTable for small matrices, a Heatmap for large ones. o: MatrixTable's options + t. */
+export function matrixView(m, o) { return useHeatmap(m) ? new Heatmap(m, o) : new MatrixTable(m, o); }
+
+// cell colours as bytes: the same hues as util.tint, stronger because no text sits on them
+function rgbOf(v, scale, weight) {
+  if (v === -Infinity) return [110, 117, 130];   // masked: a mid grey (the legend says so)
+  if (!Number.isFinite(v)) return [0, 0, 0];
+  const a = 0.04 + 0.9 * Math.min(1, Math.abs(v) / scale);
+  const c = weight ? [22, 120, 60] : v >= 0 ? [29, 78, 216] : [194, 65, 12];
+  return c.map((x) => Math.round(255 + (x - 255) * a));
+}
+const PENDING = [236, 238, 242];
+
+export class Heatmap {
+  /** @param {object} m {rows, cols, data}  @param {object} o see MatrixTable, plus t (translator) */
+  constructor(m, o) {
+    this.m = m;
+    this.o = o;
+    const t = o.t || ((k) => k);
+    this.t = t;
+    this.revealed = m.rows * m.cols;
+    this.marks = { row: [], col: [], cell: [] };
+    this.scale = maxAbsFinite(m.data);
+    this.zoom = Math.max(1, Math.min(12, Math.floor(1024 / Math.max(m.rows, m.cols))));
+    this.cursor = [0, 0];
+    this.stripRow = -1;
+
+    this.canvas = el('canvas', {
+      class: 'hm-canvas',
+      attrs: {
+        width: m.cols, height: m.rows, tabindex: '0', role: 'img',
+        'aria-label': t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
+      },
+    });
+    this.ctx2d = this.canvas.getContext('2d');
+    this.full = this.ctx2d.createImageData(m.cols, m.rows);
+    this.blank = this.ctx2d.createImageData(m.cols, m.rows);
+    for (let i = 0; i < m.rows * m.cols; i++) {
+      const w = o.weight && m.data[i] !== -Infinity;
+      const [r, g, b] = rgbOf(m.data[i], this.scale, w);
+      this.full.data.set([r, g, b, 255], 4 * i);
+      this.blank.data.set([...PENDING, 255], 4 * i);
+    }
+    this.ctx2d.putImageData(this.full, 0, 0);
+    this.boxes = { row: el('div', { class: 'hm-mark hm-row' }), col: el('div', { class: 'hm-mark hm-col' }),
+      cell: el('div', { class: 'hm-mark hm-cell' }), cursor: el('div', { class: 'hm-mark hm-cursor' }) };
+    for (const b of Object.values(this.boxes)) b.hidden = true;
+    this.plane = el('div', { class: 'hm-plane' }, [this.canvas, ...Object.values(this.boxes)]);
+    this.readout = el('p', { class: 'hm-readout', attrs: { 'aria-live': 'polite' } });
+    this.zoomText = el('span', { class: 'hm-zoom' });
+    const zbtn = (key, text, d) => el('button', {
+      class: 'action small', text, attrs: { type: 'button', 'aria-label': t(key), title: t(key) },
+      on: { click: () => this.setZoom(this.zoom * (d > 0 ? 2 : 0.5)) },
+    });
+    this.strip = el('div', { class: 'hm-strip' });
+    this.pageBox = el('div', { class: 'hm-page' });
+    this.details = el('details', { class: 'hm-table' }, [el('summary', { text: t('heat.table') }), this.pageBox]);
+    this.page = -1;
+    this.details.addEventListener('toggle', () => { if (this.details.open && this.page < 0) this.showPage(0); });
+    this.table = el('div', { class: 'heatmap', attrs: { 'data-matrix-view': 'heatmap', 'data-heatmap': o.name } }, [
+      el('p', { class: 'hint hm-legend', text: t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) }) }),
+      el('div', { class: 'hm-tools' }, [zbtn('heat.zoomOut', '−', -1), this.zoomText, zbtn('heat.zoomIn', '+', 1)]),
+      el('div', { class: 'hm-wrap' }, [this.plane]),
+      this.readout,
+      this.strip,
+      this.details,
+    ]);
+    this.listen();
+    this.setZoom(this.zoom);
+    this.showStrip(0);
+    this.read(0, 0);
+  }
+
+  setZoom(z) {
+    this.zoom = Math.max(1, Math.min(16, Math.round(z)));
+    const { rows, cols } = this.m;
+    this.canvas.style.width = `${cols * this.zoom}px`;
+    this.canvas.style.height = `${rows * this.zoom}px`;
+    this.plane.style.width = `${cols * this.zoom}px`;
+    this.zoomText.textContent = this.t('heat.zoom', { px: this.zoom });
+    this.placeBoxes();
+  }
+
+  listen() {
+    const at = (ev) => {
+      const r = Math.floor(ev.offsetY / this.zoom);
+      const c = Math.floor(ev.offsetX / this.zoom);
+      return [Math.min(this.m.rows - 1, Math.max(0, r)), Math.min(this.m.cols - 1, Math.max(0, c))];
+    };
+    this.canvas.addEventListener('pointermove', (ev) => { const [r, c] = at(ev); this.read(r, c); });
+    this.canvas.addEventListener('click', (ev) => {
+      const [r, c] = at(ev);
+      this.moveCursor(r, c);
+      if (this.o.onSelect) this.o.onSelect(r, c);
+    });
+    this.canvas.addEventListener('focus', () => this.moveCursor(...this.cursor));
+    this.canvas.addEventListener('blur', () => { this.boxes.cursor.hidden = true; });
+    this.canvas.addEventListener('keydown', (ev) => {
+      let [r, c] = this.cursor;
+      const big = 8;
+      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
+        PageUp: [-big, 0], PageDown: [big, 0] };
+      if (moves[ev.key]) {
+        r += moves[ev.key][0];
+        c += moves[ev.key][1];
+      } else if (ev.key === 'Home') c = 0;
+      else if (ev.key === 'End') c = this.m.cols - 1;
+      else if (ev.key === 'Enter' || ev.key === ' ') {
+        if (this.o.onSelect) this.o.onSelect(r, c);
+      } else return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      r = Math.min(this.m.rows - 1, Math.max(0, r));
+      c = Math.min(this.m.cols - 1, Math.max(0, c));
+      this.moveCursor(r, c);
+      if (moves[ev.key] && this.o.onSelect && this.o.selectOnMove !== false) this.o.onSelect(r, c);
+    });
+  }
+
+  moveCursor(r, c) {
+    this.cursor = [r, c];
+    this.boxes.cursor.hidden = false;
+    this.place(this.boxes.cursor, r, c, 1, 1);
+    this.read(r, c);
+    const wrap = this.plane.parentElement;
+    if (wrap && document.activeElement === this.canvas) {
+      const x = c * this.zoom;
+      const y = r * this.zoom;
+      if (x < wrap.scrollLeft || x > wrap.scrollLeft + wrap.clientWidth - this.zoom) wrap.scrollLeft = x - wrap.clientWidth / 2;
+      if (y < wrap.scrollTop || y > wrap.scrollTop + wrap.clientHeight - this.zoom) wrap.scrollTop = y - wrap.clientHeight / 2;
+    }
+  }
+
+  label(list, i) { return list ? list[i] : String(i + 1); }
+
+  /** The readout: which cell, its labels and its value (and the row's extra value, e.g. the sum). */
+  read(r, c) {
+    const o = this.o;
+    const v = this.m.data[r * this.m.cols + c];
+    const extra = o.extra ? ` · ${o.extra.title} = ${fmt(o.extra.values[r], 3)}` : '';
+    this.readout.textContent = this.t('heat.cell', {
+      i: r + 1, j: c + 1, row: this.label(o.rowLabels, r), col: this.label(o.colLabels, c), v: fmt(v, 3),
+    }) + extra;
+  }
+
+  place(box, r, c, h, w) {
+    box.style.top = `${r * this.zoom}px`;
+    box.style.left = `${c * this.zoom}px`;
+    box.style.width = `${Math.max(2, w * this.zoom)}px`;
+    box.style.height = `${Math.max(2, h * this.zoom)}px`;
+  }
+
+  placeBoxes() {
+    const { rows, cols } = this.m;
+    const [r] = this.marks.row;
+    const [c] = this.marks.col;
+    const [cell] = this.marks.cell;
+    this.boxes.row.hidden = r == null;
+    if (r != null) this.place(this.boxes.row, r, 0, 1, cols);
+    this.boxes.col.hidden = c == null;
+    if (c != null) this.place(this.boxes.col, 0, c, rows, 1);
+    this.boxes.cell.hidden = cell == null;
+    if (cell) this.place(this.boxes.cell, cell[0], cell[1], 1, 1);
+    if (!this.boxes.cursor.hidden) this.place(this.boxes.cursor, this.cursor[0], this.cursor[1], 1, 1);
+  }
+
+  // paint cells [lo, hi) (row-major) from `src`
+  paint(lo, hi, src) {
+    const cols = this.m.cols;
+    while (lo < hi) {
+      const r = Math.floor(lo / cols);
+      const c = lo % cols;
+      if (c === 0 && hi - lo >= cols) {
+        const rowsWhole = Math.floor((hi - lo) / cols);
+        this.ctx2d.putImageData(src, 0, 0, 0, r, cols, rowsWhole);
+        lo += rowsWhole * cols;
+      } else {
+        const w = Math.min(cols - c, hi - lo);
+        this.ctx2d.putImageData(src, 0, 0, c, r, w, 1);
+        lo += w;
+      }
+    }
+  }
+
+  /** Show only the first `count` cells in row-major order (the rest are blank). */
+  reveal(count) {
+    const total = this.m.rows * this.m.cols;
+    count = Math.max(0, Math.min(total, count));
+    if (count < this.revealed) this.paint(count, this.revealed, this.blank);
+    else if (count > this.revealed) this.paint(this.revealed, count, this.full);
+    this.revealed = count;
+    this.pendStrip();
+  }
+
+  revealRows(rows) { this.reveal(rows * this.m.cols); }
+
+  /** Marks: one row, one column or one cell is outlined; the focus row's cells are shown as DOM. */
+  mark(kind, list) {
+    const ok = list.filter((x) => (kind === 'cell'
+      ? x[0] >= 0 && x[0] < this.m.rows && x[1] >= 0 && x[1] < this.m.cols
+      : x >= 0 && x < (kind === 'col' ? this.m.cols : this.m.rows)));
+    this.marks[kind] = ok.slice(0, 1);
+    this.placeBoxes();
+    if (kind === 'row' && ok.length) this.showStrip(ok[0]);
+    if (kind === 'cell' && ok.length && !this.marks.row.length) this.showStrip(ok[0][0]);
+    for (const td of this.stripCells || []) td.classList.remove('mark-cell');
+    if (kind === 'cell' && ok.length && ok[0][0] === this.stripRow) this.stripCells[ok[0][1]].classList.add('mark-cell');
+  }
+
+  /** The DOM cell of (r, c) when it is in the focus row; a detached cell otherwise. */
+  cell(r, c) {
+    if (r === this.stripRow && this.stripCells[c]) return this.stripCells[c];
+    if (!this.spare) this.spare = document.createElement('td');
+    return this.spare;
+  }
+
+  // the focus row as a one-row table of real cells
+  showStrip(r) {
+    if (r === this.stripRow) return;
+    this.stripRow = r;
+    const { m, o } = this;
+    const head = o.head ?? '';
+    const hr = el('tr', {}, [el('th', { class: 'corner', text: o.corner || '', attrs: { scope: 'col' } })]);
+    for (let c = 0; c < m.cols; c++) hr.append(el('th', { text: this.label(o.colLabels, c), attrs: { scope: 'col', 'data-col': c } }));
+    if (o.extra) hr.append(el('th', { class: 'extra', text: o.extra.title, attrs: { scope: 'col' } }));
+    const tr = el('tr', {}, [el('th', { text: this.label(o.rowLabels, r), attrs: { scope: 'row', 'data-row': r } })]);
+    const scale = o.scale ?? (o.weight ? 1 : this.scale);
+    this.stripCells = Array.from({ length: m.cols }, (_, c) => this.td(r, c, scale, head));
+    tr.append(...this.stripCells);
+    if (o.extra) {
+      const x = o.extra.values[r];
+      tr.append(el('td', { class: 'extra', text: fmt(x, 3), attrs: { 'data-matrix': o.extra.name, 'data-head': head, 'data-row': r, 'data-value': x } }));
+    }
+    const table = el('table', { class: `matrix${o.weight ? ' weights' : ''}` }, [el('thead', {}, [hr]), el('tbody', {}, [tr])]);
+    if (o.onSelect) {
+      table.classList.add('selectable');
+      table.addEventListener('click', (ev) => {
+        const td = ev.target.closest('td[data-col]');
+        if (td) { this.moveCursor(r, +td.dataset.col); this.o.onSelect(r, +td.dataset.col); }
+      });
+    }
+    this.strip.replaceChildren(
+      el('p', { class: 'hm-strip-title', text: this.t('heat.row', { i: r + 1, row: this.label(o.rowLabels, r) }) }),
+      el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': this.t('heat.row', { i: r + 1, row: this.label(o.rowLabels, r) }) } }, [table]),
+    );
+    this.pendStrip();
+  }
+
+  td(r, c, scale, head) {
+    const v = this.m.data[r * this.m.cols + c];
+    const td = document.createElement('td');
+    td.dataset.matrix = this.o.name;
+    td.dataset.head = head;
+    td.dataset.row = r;
+    td.dataset.col = c;
+    td.dataset.value = String(v);
+    td.textContent = fmt(v, this.o.digits);
+    if (v === -Infinity) td.className = 'neg-inf';
+    else td.style.backgroundColor = tint(v, scale, this.o.weight);
+    return td;
+  }
+
+  pendStrip() {
+    if (!this.stripCells) return;
+    const base = this.stripRow * this.m.cols;
+    this.stripCells.forEach((td, c) => td.classList.toggle('pending', base + c >= this.revealed));
+  }
+
+  // every value as a table, PAGE_ROWS rows at a time (a 512 x 512 table at once would be 262,144 cells)
+  showPage(p) {
+    const { m, o, t } = this;
+    const pages = Math.ceil(m.rows / PAGE_ROWS);
+    this.page = Math.max(0, Math.min(pages - 1, p));
+    const lo = this.page * PAGE_ROWS;
+    const hi = Math.min(m.rows, lo + PAGE_ROWS);
+    const head = o.head ?? '';
+    const scale = o.scale ?? (o.weight ? 1 : this.scale);
+    const hr = el('tr', {}, [el('th', { class: 'corner', text: o.corner || '', attrs: { scope: 'col' } })]);
+    for (let c = 0; c < m.cols; c++) hr.append(el('th', { text: this.label(o.colLabels, c), attrs: { scope: 'col' } }));
+    const body = el('tbody');
+    for (let r = lo; r < hi; r++) {
+      const tr = el('tr', {}, [el('th', { text: this.label(o.rowLabels, r), attrs: { scope: 'row' } })]);
+      for (let c = 0; c < m.cols; c++) tr.append(this.td(r, c, scale, head));
+      body.append(tr);
+    }
+    const nav = (key, d, disabled) => el('button', {
+      class: 'action small', text: t(key), attrs: { type: 'button', ...(disabled ? { disabled: '' } : {}) },
+      on: { click: () => { this.showPage(this.page + d); this.pageBox.querySelector('button:not([disabled])')?.focus(); } },
+    });
+    this.pageBox.replaceChildren(
+      el('div', { class: 'hm-tools' }, [
+        nav('heat.prev', -1, this.page === 0),
+        el('span', { text: t('heat.rows', { a: lo + 1, b: hi, n: m.rows }) }),
+        nav('heat.next', 1, this.page === pages - 1),
+      ]),
+      el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': t('heat.rows', { a: lo + 1, b: hi, n: m.rows }) } },
+        [el('table', { class: 'matrix' }, [el('caption', { text: t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }) }), el('thead', {}, [hr]), body])]),
+    );
+  }
+}
