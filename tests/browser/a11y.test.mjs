@@ -112,8 +112,9 @@ test('keyboard only: logical Tab order, visible focus, every stage operable, sho
   await page.focus('#whatif summary');
   await page.keyboard.press('Enter');
   await page.focus('#set-causal');
+  assert.ok(await page.$eval('#whatif', (d) => d.open), 'Enter opens the settings');
   await page.keyboard.press('Space');
-  assert.equal(new URL(page.url()).searchParams.get('causal'), '1');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('causal') === '1', null, { timeout: 5000 });
   // the shortcuts list opens with ?, closes with Escape, and focus returns to the page
   await page.evaluate(() => document.activeElement.blur());
   await page.keyboard.press('?');
