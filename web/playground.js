@@ -376,7 +376,7 @@ class App {
   /** From outside (iframe parent, element attributes): a new sentence. */
   setSentence(s) {
     if (typeof s !== 'string') return;
-    this.setText(s.slice(0, 2000), true);
+    this.setText(s, true);  // the core refuses what is too long, with a message
   }
 
   /** From outside: go to step (1-based). */

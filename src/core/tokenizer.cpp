@@ -30,6 +30,11 @@ enum class Cls { Space, Split, Han, Digit, Letter, Apostrophe, Punct, Symbol };
 Cls classify(char32_t c) {
   if (c == '|') return Cls::Split;
   if (is_space(c) || c == 0x200B || c == 0xFEFF) return Cls::Space;  // + zero-width space, BOM
+  // bidirectional marks, embeddings, overrides and isolates: invisible, and inside a token they
+  // would reverse the text drawn after it, so they separate like spaces
+  if (c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
+      (c >= 0x2066 && c <= 0x2069))
+    return Cls::Space;
   if (is_han(c)) return Cls::Han;
   if (c >= '0' && c <= '9') return Cls::Digit;
   if (c == '\'' || c == 0x2019) return Cls::Apostrophe;

@@ -30,6 +30,9 @@ test('bad input gets a message and the last good trace stays visible', async () 
     ['word '.repeat(70), /too many tokens/i],
     ['小猫\uD800吃鱼', /broken character/i],
     ['a\u0001b', /control character/i],
+    // a whole article: nothing is cut silently; the learner is told why
+    ['The cat sat on the mat. '.repeat(500), /too many tokens/i],
+    ['小猫吃鱼。'.repeat(8000), /too long/i],
   ];
   for (const [text, re] of cases) {
     await typeText(page, text);

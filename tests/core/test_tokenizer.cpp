@@ -193,6 +193,16 @@ TEST_CASE("invisible separators are not tokens: BOM and zero-width space") {
   CHECK(code_of([] { ap::tokenize("\uFEFF \u200B"); }) == "empty_text");
 }
 
+TEST_CASE("bidirectional controls separate and never become tokens (they would reverse the text)") {
+  // U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT ISOLATE, U+200F RIGHT-TO-LEFT MARK
+  CHECK(tok("\u202E abc") == "abc");
+  CHECK(tok("ab\u202Ecd") == "ab|cd");
+  CHECK(tok("\u2066小猫\u2069吃鱼") == "小猫|吃|鱼");
+  CHECK(tok("it\u200Fis") == "it|is");
+  CHECK(code_of([] { ap::tokenize("\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C"); }) ==
+        "empty_text");
+}
+
 TEST_CASE("byte offsets always slice the input back to the token") {
   const std::string s = "  小猫 didn't 吃 3.14 鱼👨‍👩‍👧‍👦，cafe\xCC\x81 🇨🇳|ok  ";
   for (const ap::Token& t : ap::tokenize(s)) {
