@@ -50,7 +50,6 @@ class App {
     this.state = parsed.state;
     this.urlNotices = parsed.notices;
     this.result = null;      // the last good trace
-    this.plain = null;       // the same text with positions off (the embedding stage's comparison)
     this.messages = [];
     this.renders = 0;
     this.pendingRun = 0;
@@ -198,7 +197,6 @@ class App {
         messages.push({ kind: 'notice', text: this.translator.t('model.customGone') });
         result = this.core.trace(this.state.s, settings);
       }
-      this.plain = settings.positions ? this.core.trace(this.state.s, { ...settings, positions: false }) : null;
       this.result = result;
     } catch (e) {
       if (!e.code) throw e;
@@ -218,7 +216,6 @@ class App {
     const d = defaults();
     const settings = coreSettings(d);
     this.result = this.core.trace(d.s, settings);
-    this.plain = this.core.trace(d.s, { ...settings, positions: false });
     messages.push({ kind: 'notice', text: this.translator.t('notice.fallback') });
   }
 
@@ -246,7 +243,7 @@ class App {
   render() {
     const result = this.result;
     const view = { q: this.state.q, head: this.state.head };
-    this.walk.setModel({ result, plain: this.plain, state: view });
+    this.walk.setModel({ result, state: view });
     this.player.refresh();
     this.arcs.update({ result, state: view });
     this.settings.update(this.state, result);

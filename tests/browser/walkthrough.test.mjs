@@ -32,7 +32,12 @@ test('every preset, every stage: shown numbers equal the core trace', async () =
       await gotoStage(page, si, id);
       const h = 0;
       const tr = want.trace;
-      if (id === 'embed') assertMatrixShown(await cells(page, 'X'), tr.X, null, 'X');
+      if (id === 'embed') {
+        // X = E + P: the token vectors and the position signal, each as the core computed them
+        assertMatrixShown(await cells(page, 'X'), tr.X, null, 'X');
+        assertMatrixShown(await cells(page, 'E'), want.embeddings, null, 'E');
+        assertMatrixShown(await cells(page, 'P'), want.positions, null, 'P');
+      }
       if (id === 'project') assertMatrixShown(await cells(page, 'Q'), tr.head[h].Q, h, 'Q');
       if (id === 'score') assertMatrixShown(await cells(page, 'scores'), tr.head[h].scores, h, 'scores');
       if (id === 'scale') assertMatrixShown(await cells(page, 'scaled'), tr.head[h].scaled, h, 'scaled');

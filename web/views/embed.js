@@ -1,5 +1,6 @@
 // embed.js: stage 2. Each token's vector X_i (row i of X), shown row by row; when positions are
-// on, the plain token vectors (a second trace with positions off) sit beside X for comparison.
+// on, the token vectors E and the position signal P (both from the core's trace) sit beside X:
+// X = E + P.
 import { el, fmt, matrixBlock, rowOf } from './util.js';
 import { matrixView } from './heatmap.js';
 
@@ -16,11 +17,14 @@ export class EmbedStage {
     const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
     this.x = matrixView(tr.X, { t, name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d', caption: t('embed.caption') });
     const blocks = [];
-    if (model.plain && model.result.settings.positions) {
-      this.e = matrixView(model.plain.trace.X, { t, name: 'E', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
-      blocks.push(matrixBlock(t('embed.plain'), `${tr.n} × ${tr.dModel}`, this.e), el('div', { class: 'op', text: '+ pos →' }));
+    if (model.result.positions) {
+      this.e = matrixView(model.result.embeddings, { t, name: 'E', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
+      this.p = matrixView(model.result.positions, { t, name: 'P', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
+      blocks.push(matrixBlock(t('embed.plain'), `${tr.n} × ${tr.dModel}`, this.e), el('div', { class: 'op', text: '+' }),
+        matrixBlock(t('embed.pos'), `${tr.n} × ${tr.dModel}`, this.p), el('div', { class: 'op', text: '=' }));
     } else {
       this.e = null;
+      this.p = null;
     }
     blocks.push(matrixBlock(t('embed.x'), `${tr.n} × ${tr.dModel}`, this.x, t('embed.orient')));
     this.root.replaceChildren(
@@ -32,9 +36,11 @@ export class EmbedStage {
   show(k) {
     this.x.revealRows(k);
     this.e?.revealRows(k);
+    this.p?.revealRows(k);
     const r = Math.min(k, this.model.result.trace.n) - 1;
     this.x.mark('row', r >= 0 ? [r] : []);
     this.e?.mark('row', r >= 0 ? [r] : []);
+    this.p?.mark('row', r >= 0 ? [r] : []);
   }
 
   narrate(k) {
