@@ -146,6 +146,7 @@ class App {
 
   setText(s, immediate) {
     this.state.s = s;
+    this.typing = !immediate;  // keystrokes write the URL once typing pauses (see writeUrl)
     if (immediate) this.state.q = -1;
     if (immediate) this.input.setText(s);
     // coalesce fast typing into one run per frame
@@ -311,10 +312,21 @@ class App {
     if (text && live.textContent !== text) live.textContent = text;
   }
 
+  // history.replaceState costs ~25 ms with a long sentence in the URL (measured in Chromium), so
+  // while the learner types it waits for a 300 ms pause; every other change writes at once.
   writeUrl() {
     if (!this.options.url) return;
-    const search = `?${serialize(this.state)}`;
-    if (location.search !== search) history.replaceState(null, '', search + location.hash);
+    clearTimeout(this.urlTimer);
+    const write = () => {
+      const search = `?${serialize(this.state)}`;
+      if (location.search !== search) history.replaceState(null, '', search + location.hash);
+    };
+    if (this.typing) {
+      this.typing = false;
+      this.urlTimer = setTimeout(write, 300);
+    } else {
+      write();
+    }
   }
 
   // Panels name matrices (['Q', 'K'] or {matrix, head, row, col}); their cells light up here.

@@ -181,6 +181,8 @@ test('every matrix has its values as a table; a heatmap gives them row by row on
   await gotoStage(page, 3, 'score');
   assert.ok(await page.$('#stage-body .heatmap canvas[role="img"][aria-label]'));
   await page.click('#stage-body .hm-table summary');
+  // the table fills on the <details> toggle event, which fires as a task after the click
+  await page.waitForSelector('#stage-body .hm-page td[data-matrix="scores"]');
   const vals = await page.$$eval('#stage-body .hm-page td[data-matrix="scores"]', (l) => l.map((td) => [+td.dataset.row, +td.dataset.col, +td.dataset.value]));
   assert.equal(vals.length, 16 * tr.n);
   for (const [r, c, v] of vals) assert.ok(Math.abs(v - tr.head[0].scores.data[r * tr.n + c]) < 1e-5, `scores[${r}][${c}]`);
