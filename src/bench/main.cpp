@@ -19,10 +19,8 @@ struct Size {
 };
 
 // the sizes of issue 7; iterations keep each size well under a second at -O2
-const Size kSizes[] = {{8, 16, 2, 2000, 200},
-                       {64, 64, 4, 400, 40},
-                       {128, 256, 4, 60, 10},
-                       {512, 768, 12, 10, 3}};
+const Size kSizes[] = {
+    {8, 16, 2, 2000, 200}, {64, 64, 4, 400, 40}, {128, 256, 4, 60, 10}, {512, 768, 12, 10, 3}};
 
 struct GemmSize {
   int m, k, n, iterations;
@@ -62,8 +60,8 @@ int main(int argc, char** argv) {
   for (const Size& s : kSizes) {
     const int iters = std::max(2, (quick ? s.quick_iterations : s.iterations) / 3);
     const std::vector<double> ms = ap::bench_train_step(s.n, s.d_model, s.heads, iters);
-    std::printf("%s{\"n\":%d,\"dModel\":%d,\"heads\":%d,\"ms\":", first ? "" : ",", s.n,
-                s.d_model, s.heads);
+    std::printf("%s{\"n\":%d,\"dModel\":%d,\"heads\":%d,\"ms\":", first ? "" : ",", s.n, s.d_model,
+                s.heads);
     print_ms(ms);
     std::printf("}");
     std::fflush(stdout);

@@ -151,14 +151,12 @@ AttendInput parse_attend_input(std::string_view text) {
   if (text.size() > kMaxInputBytes) bad("the input is larger than 64 MiB");
   json j;
   try {
-    j = json::parse(
-        text.begin(), text.end(),
-        [](int depth, json::parse_event_t, json&) {
-          if (depth > kMaxDepth)
-            throw Error("bad_json", "the JSON is nested more than " + std::to_string(kMaxDepth) +
-                                        " levels deep; matrices need only 2");
-          return true;
-        });
+    j = json::parse(text.begin(), text.end(), [](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth)
+        throw Error("bad_json", "the JSON is nested more than " + std::to_string(kMaxDepth) +
+                                    " levels deep; matrices need only 2");
+      return true;
+    });
   } catch (const json::exception& e) {
     // parse_error for bad syntax; out_of_range for numbers like 1e99999 (found by fuzzing)
     std::string what = e.what();

@@ -1,9 +1,8 @@
 // json_io.hpp: traces to JSON and the `attend` JSON input from text, with nlohmann/json.
 // Native only (the CLI and tests); the page gets typed arrays from src/wasm instead.
 #pragma once
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "attention.hpp"
 #include "model.hpp"
@@ -13,8 +12,8 @@ namespace ap {
 
 // A list of rows; -inf (masked) and any other non-finite entry become null.
 nlohmann::json matrix_to_json(MatrixRef m);
-nlohmann::json trace_to_json(const Trace& t);       // config, X, heads, concat, W_O, output
-nlohmann::json trace_to_json(const TextTrace& t);   // adds tokens and settings
+nlohmann::json trace_to_json(const Trace& t);      // config, X, heads, concat, W_O, output
+nlohmann::json trace_to_json(const TextTrace& t);  // adds tokens and settings
 // A trace through a trained model: adds "model" (name, head notes, provenance) and "guesses" (the
 // word the model reads at each token, with its probability); config.weights = name.
 nlohmann::json trace_to_json(const TextTrace& t, const TrainedModel& m, const std::string& name);

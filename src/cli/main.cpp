@@ -57,8 +57,8 @@ long long parse_int(const std::string& flag, const std::string& v, long long lo,
   errno = 0;
   const long long x = std::strtoll(v.c_str(), nullptr, 10);
   if (errno == ERANGE || x < lo || x > hi)
-    fail(flag + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-         ", got " + v);
+    fail(flag + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
+         v);
   return x;
 }
 
@@ -155,8 +155,9 @@ int run(int argc, char** argv) {
       std::cout << ap::trace_to_json(ap::trace_text(a.text, a.settings)).dump() << "\n";
     } else {
       if (a.shaped)
-        fail("--d-model, --heads, --d-k and --seed shape random weights; the trained model fixes "
-             "them: add --model random");
+        fail(
+            "--d-model, --heads, --d-k and --seed shape random weights; the trained model fixes "
+            "them: add --model random");
       ap::TrainedModel file_model;
       const ap::TrainedModel* m = &ap::default_model();
       if (a.model != "default") {

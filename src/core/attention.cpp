@@ -32,8 +32,8 @@ void require_shape(const Matrix& m, Eigen::Index rows, Eigen::Index cols, const 
 
 void validate_options(const AttentionOptions& opt) {
   if (opt.heads < 1 || opt.heads > kMaxHeads)
-    throw Error("bad_heads", "heads must be between 1 and " + std::to_string(kMaxHeads) +
-                                 ", got " + std::to_string(opt.heads));
+    throw Error("bad_heads", "heads must be between 1 and " + std::to_string(kMaxHeads) + ", got " +
+                                 std::to_string(opt.heads));
   if (!(opt.temperature > 0.0f) || !(opt.temperature <= kMaxTemperature))
     throw Error("bad_temperature", "temperature must be greater than 0 and at most " +
                                        std::to_string(static_cast<int>(kMaxTemperature)) +
@@ -137,8 +137,9 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
   bool finite = t.output.allFinite();
   for (const HeadTrace& H : t.head) finite = finite && H.scores.allFinite();
   if (!finite)
-    throw Error("overflow", "the numbers grew beyond float32 range (about 3.4e38): use smaller "
-                            "inputs or weights");
+    throw Error("overflow",
+                "the numbers grew beyond float32 range (about 3.4e38): use smaller "
+                "inputs or weights");
   return t;
 }
 

@@ -1,5 +1,6 @@
 // error.hpp: the one exception type the core throws for bad input or bad settings.
-// Not for programming errors (those are asserts); every message says what is wrong and how to fix it.
+// Not for programming errors (those are asserts); every message says what is wrong and how to fix
+// it.
 #pragma once
 #include <stdexcept>
 #include <string>

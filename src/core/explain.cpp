@@ -28,13 +28,13 @@ RowGradient explain_gradient(const Trace& t, const TrainedModel& m, int row, int
   g.loss = -std::log(std::max(g.probability, std::numeric_limits<float>::min()));
   RowVector dlogits = p;
   dlogits[target_word] -= 1.0f;
-  g.d_output = dlogits * m.E;                               // 1 x d_model
+  g.d_output = dlogits * m.E;                                 // 1 x d_model
   const RowVector d_concat = g.d_output * t.W_O.transpose();  // 1 x h*d_k
   for (int h = 0; h < t.heads; ++h) {
     const HeadTrace& H = t.head[h];
     HeadGradient hg;
     const RowVector dO = d_concat.segment(h * t.d_k, t.d_k);  // 1 x d_k
-    hg.d_weights = dO * H.V.transpose();                    // 1 x n
+    hg.d_weights = dO * H.V.transpose();                      // 1 x n
     // softmax reverse for one row: P .* (dP - sum(dP .* P)) / temperature
     const RowVector P = H.weights.row(row);
     const float dot = P.cwiseProduct(hg.d_weights).sum();

@@ -17,11 +17,11 @@ struct HeadGradient {
 };
 
 struct RowGradient {
-  int row = 0;               // the query token i
-  int target_word = 0;       // vocabulary row the output at i should name
-  float loss = 0;            // -log p(target)
-  float probability = 0;     // p(target) = softmax(output_i E^T)[target]
-  RowVector d_output;        // 1 x d_model: dL/d output_i
+  int row = 0;            // the query token i
+  int target_word = 0;    // vocabulary row the output at i should name
+  float loss = 0;         // -log p(target)
+  float probability = 0;  // p(target) = softmax(output_i E^T)[target]
+  RowVector d_output;     // 1 x d_model: dL/d output_i
   std::vector<HeadGradient> head;
 };
 

@@ -28,7 +28,8 @@ Lexicon Lexicon::from_tsv(std::string_view tsv) {
     Entry e;
     std::string_view word = line.substr(0, t1);
     if (t1 != std::string_view::npos) {
-      e.lang = std::string(trim(line.substr(t1 + 1, t2 == std::string_view::npos ? t2 : t2 - t1 - 1)));
+      e.lang =
+          std::string(trim(line.substr(t1 + 1, t2 == std::string_view::npos ? t2 : t2 - t1 - 1)));
       if (t2 != std::string_view::npos) e.category = std::string(trim(line.substr(t2 + 1)));
     }
     word = trim(word);

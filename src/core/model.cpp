@@ -34,14 +34,13 @@ int validate(const Settings& s) {
     throw Error("bad_d_model", "d_model must be between 1 and " + std::to_string(kMaxDModel) +
                                    ", got " + std::to_string(s.d_model));
   if (s.heads < 1 || s.heads > kMaxHeads)
-    throw Error("bad_heads", "heads must be between 1 and " + std::to_string(kMaxHeads) +
-                                 ", got " + std::to_string(s.heads));
+    throw Error("bad_heads", "heads must be between 1 and " + std::to_string(kMaxHeads) + ", got " +
+                                 std::to_string(s.heads));
   int d_k = s.d_k;
   if (d_k == 0) {
     if (s.d_model % s.heads != 0)
-      throw Error("heads_divide", "heads (" + std::to_string(s.heads) +
-                                      ") must divide d_model (" + std::to_string(s.d_model) +
-                                      "), or give d_k explicitly");
+      throw Error("heads_divide", "heads (" + std::to_string(s.heads) + ") must divide d_model (" +
+                                      std::to_string(s.d_model) + "), or give d_k explicitly");
     d_k = s.d_model / s.heads;
   }
   if (d_k < 1 || d_k > kMaxDModel)

@@ -17,8 +17,8 @@ struct Settings {
   bool causal = false;
   bool scale = true;
   float temperature = 1.0f;
-  bool tie_qk = false;     // W_K = W_Q: scores become symmetric
-  bool positions = true;   // add sinusoidal positional encoding to X
+  bool tie_qk = false;    // W_K = W_Q: scores become symmetric
+  bool positions = true;  // add sinusoidal positional encoding to X
   std::uint64_t seed = 42;
   int max_tokens = kDefaultMaxTokens;
 };

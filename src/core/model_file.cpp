@@ -405,7 +405,6 @@ std::vector<TokenGuess> guess_words(const Trace& t, const TrainedModel& m) {
   return out;
 }
 
-
 std::uint16_t float_to_half(float f) {
   std::uint32_t x;
   std::memcpy(&x, &f, 4);
@@ -416,7 +415,7 @@ std::uint16_t float_to_half(float f) {
     return static_cast<std::uint16_t>(sign | 0x7C00u | (mant ? 0x200u : 0u));
   const int e = static_cast<int>(exp) - 127 + 15;
   if (e >= 31) return static_cast<std::uint16_t>(sign | 0x7C00u);  // too large: infinity
-  if (e <= 0) {                                                     // subnormal half or zero
+  if (e <= 0) {                                                    // subnormal half or zero
     if (e < -10) return static_cast<std::uint16_t>(sign);
     mant |= 0x800000u;
     const int shift = 14 - e;

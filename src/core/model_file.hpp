@@ -110,9 +110,9 @@ Matrix embed_with_model(const std::vector<int>& ids, const TrainedModel& m, bool
 
 // tokenize -> embed with the model's vocabulary -> attend with the model's weights. The model
 // fixes d_model, heads and d_k (and the weights, so seed does nothing); causal, scale,
-// temperature, positions, tie_qk (W_K := W_Q) and max_tokens stay the learner's. The model was trained with the
-// Settings defaults: causal off, scale on, temperature 1, positions on. Tokens the vocabulary does
-// not know are marked known = false.
+// temperature, positions, tie_qk (W_K := W_Q) and max_tokens stay the learner's. The model was
+// trained with the Settings defaults: causal off, scale on, temperature 1, positions on. Tokens the
+// vocabulary does not know are marked known = false.
 TextTrace trace_text_with_model(std::string_view text, const Settings& s, const TrainedModel& m);
 
 // The model's own reading of each output row: softmax(output_i E^T). For a pronoun this is the

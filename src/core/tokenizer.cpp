@@ -12,11 +12,16 @@ namespace ap {
 
 const char* to_string(TokenKind k) {
   switch (k) {
-    case TokenKind::Word: return "word";
-    case TokenKind::Han: return "han";
-    case TokenKind::Number: return "number";
-    case TokenKind::Punct: return "punct";
-    case TokenKind::Symbol: return "symbol";
+    case TokenKind::Word:
+      return "word";
+    case TokenKind::Han:
+      return "han";
+    case TokenKind::Number:
+      return "number";
+    case TokenKind::Punct:
+      return "punct";
+    case TokenKind::Symbol:
+      return "symbol";
   }
   return "word";
 }
@@ -171,7 +176,8 @@ std::vector<Token> tokenize(std::string_view text, const Lexicon& lex, int max_t
     }
   }
   if (b.tokens.empty())
-    throw Error("empty_text", "the text has no tokens: type a sentence, for example 小猫吃鱼，它很开心");
+    throw Error("empty_text",
+                "the text has no tokens: type a sentence, for example 小猫吃鱼，它很开心");
   if (static_cast<int>(b.tokens.size()) > max_tokens)
     throw Error("too_many_tokens", "the text has " + std::to_string(b.tokens.size()) +
                                        " tokens; the limit is " + std::to_string(max_tokens) +

@@ -33,12 +33,12 @@ struct Grapheme {
 std::vector<Grapheme> graphemes(const std::vector<CodePoint>& cps);
 
 // Character classes the tokenizer needs.
-bool is_combining_mark(char32_t c);   // Mn/Me/Mc ranges, variation selectors, skin tones, tags
-bool is_han(char32_t c);              // CJK unified ideographs and compatibility ideographs
-bool is_space(char32_t c);            // Unicode White_Space
+bool is_combining_mark(char32_t c);     // Mn/Me/Mc ranges, variation selectors, skin tones, tags
+bool is_han(char32_t c);                // CJK unified ideographs and compatibility ideographs
+bool is_space(char32_t c);              // Unicode White_Space
 bool is_forbidden_control(char32_t c);  // C0/C1 controls other than \t \n \r \v \f, and NUL
-bool is_punctuation(char32_t c);      // ASCII and CJK/full-width punctuation, general punctuation
-bool is_emoji_like(char32_t c);       // pictographs, dingbats, symbols; each is its own token
+bool is_punctuation(char32_t c);        // ASCII and CJK/full-width punctuation, general punctuation
+bool is_emoji_like(char32_t c);         // pictographs, dingbats, symbols; each is its own token
 bool is_regional_indicator(char32_t c);
 
 }  // namespace ap

@@ -8,17 +8,17 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <memory>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "attention.hpp"
 #include "bench.hpp"
-#include "error.hpp"
-#include "gemm.hpp"
 #include "default_model.hpp"
+#include "error.hpp"
 #include "explain.hpp"
+#include "gemm.hpp"
 #include "model.hpp"
 #include "model_file.hpp"
 #ifdef AP_WASM_TRAINING
@@ -59,7 +59,8 @@ ap::Matrix mat_from(const val& o, const char* name) {
   const int cols = o["cols"].as<int>();
   const std::vector<float> v = emscripten::convertJSArrayToNumberVector<float>(o["data"]);
   if (rows < 0 || cols < 0 || static_cast<std::size_t>(rows) * cols != v.size())
-    throw ap::Error("shape_mismatch", std::string(name) + ": rows x cols does not match data length");
+    throw ap::Error("shape_mismatch",
+                    std::string(name) + ": rows x cols does not match data length");
   ap::Matrix m(rows, cols);
   std::copy(v.begin(), v.end(), m.data());
   return m;
@@ -192,7 +193,7 @@ val settings_js(const ap::Settings& s, int d_k) {
 struct Models {
   std::unique_ptr<ap::TrainedModel> custom;  // set by setCustomModel (a model trained in the page)
 #ifdef AP_WASM_TRAINING
-  std::unique_ptr<ap::Trainer> trainer;      // the trainer of trainerStart / trainerStep
+  std::unique_ptr<ap::Trainer> trainer;  // the trainer of trainerStart / trainerStep
 #endif
 };
 Models& models() {
@@ -342,11 +343,14 @@ val gradient_row(const std::string& text, const val& settings, int row, int targ
     const std::string name = model_name(settings);
     const ap::TrainedModel* m = nullptr;
     const ap::TextTrace t = trace_with(text, settings_from(settings), name, &m);
-    if (!m) throw ap::Error("needs_trained_model", "gradients need a trained model, not random weights");
+    if (!m)
+      throw ap::Error("needs_trained_model", "gradients need a trained model, not random weights");
     if (target < 0 || target >= t.trace.n)
-      throw ap::Error("bad_row", "the target token must be between 0 and " + std::to_string(t.trace.n - 1));
+      throw ap::Error("bad_row",
+                      "the target token must be between 0 and " + std::to_string(t.trace.n - 1));
     const std::vector<int> ids = ap::token_ids(t.tokens, m->vocab);
-    const ap::RowGradient g = ap::explain_gradient(t.trace, *m, row, ids[static_cast<std::size_t>(target)]);
+    const ap::RowGradient g =
+        ap::explain_gradient(t.trace, *m, row, ids[static_cast<std::size_t>(target)]);
     val o = ok();
     o.set("row", g.row);
     o.set("target", target);
@@ -372,8 +376,9 @@ std::string bytes_from(const val& a) {
 }
 
 val bytes_js(const std::string& b) {
-  return val::global("Uint8Array").new_(emscripten::typed_memory_view(
-      b.size(), reinterpret_cast<const std::uint8_t*>(b.data())));
+  return val::global("Uint8Array")
+      .new_(
+          emscripten::typed_memory_view(b.size(), reinterpret_cast<const std::uint8_t*>(b.data())));
 }
 
 // Loads .apm bytes into the "custom" slot (a model trained in the page, or a file).
@@ -506,17 +511,20 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("benchForward",
                        emscripten::optional_override([](int n, int d_model, int heads, int iters) {
                          const std::vector<double> ms = ap::bench_forward(n, d_model, heads, iters);
-                         return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
+                         return val::global("Float64Array")
+                             .new_(emscripten::typed_memory_view(ms.size(), ms.data()));
                        }));
-  emscripten::function("benchTrainStep",
-                       emscripten::optional_override([](int n, int d_model, int heads, int iters) {
-                         const std::vector<double> ms = ap::bench_train_step(n, d_model, heads, iters);
-                         return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
-                       }));
+  emscripten::function(
+      "benchTrainStep", emscripten::optional_override([](int n, int d_model, int heads, int iters) {
+        const std::vector<double> ms = ap::bench_train_step(n, d_model, heads, iters);
+        return val::global("Float64Array")
+            .new_(emscripten::typed_memory_view(ms.size(), ms.data()));
+      }));
   emscripten::function("benchGemm",
                        emscripten::optional_override([](int m, int k, int n, int iters) {
                          const std::vector<double> ms = ap::bench_gemm(m, k, n, iters);
-                         return val::global("Float64Array").new_(emscripten::typed_memory_view(ms.size(), ms.data()));
+                         return val::global("Float64Array")
+                             .new_(emscripten::typed_memory_view(ms.size(), ms.data()));
                        }));
   // bytes of the wasm heap in use by malloc, and the heap's total size
   emscripten::function("heapStats", emscripten::optional_override([] {

@@ -8,15 +8,14 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "attention.hpp"
 #include "error.hpp"
-#include "test_util.hpp"
 #include "rng.hpp"
+#include "test_util.hpp"
 
 using ap::Matrix;
 using ap::RowVector;
@@ -31,16 +30,15 @@ constexpr double kTol = 1e-5;
 const json& fixture() {
   static const json j = [] {
     std::ifstream f(AP_FIXTURES_DIR "/attention_v1.json");
-    REQUIRE_MESSAGE(f.good(), "cannot open " AP_FIXTURES_DIR "/attention_v1.json: run scripts/gen_fixtures");
+    REQUIRE_MESSAGE(f.good(),
+                    "cannot open " AP_FIXTURES_DIR "/attention_v1.json: run scripts/gen_fixtures");
     return json::parse(f);
   }();
   return j;
 }
 
 // null in the fixture is -inf
-float num(const json& v) {
-  return v.is_null() ? -kInf : static_cast<float>(v.get<double>());
-}
+float num(const json& v) { return v.is_null() ? -kInf : static_cast<float>(v.get<double>()); }
 
 Matrix matrix(const json& rows) {
   Matrix m(rows.size(), rows.at(0).size());
@@ -216,7 +214,8 @@ TEST_CASE("fixture: softmax_steps matches NumPy") {
   }
 }
 
-TEST_CASE("softmax_steps of [3.2, 1.8, 0.4] gives the true values, not the article's 0.72/0.22/0.06") {
+TEST_CASE(
+    "softmax_steps of [3.2, 1.8, 0.4] gives the true values, not the article's 0.72/0.22/0.06") {
   const json& first = fixture().at("softmax").at(0);
   REQUIRE(first.at("input").size() == 3);
   REQUIRE(first.at("temperature").get<double>() == 1.0);
@@ -323,7 +322,8 @@ TEST_CASE("property: tying W_K = W_Q in attend gives symmetric scores") {
     const ap::Trace t = ap::attend(X, w, o);
     for (const ap::HeadTrace& H : t.head) {
       const Matrix st = H.scores.transpose();
-      CHECK((H.scores - st).cwiseAbs().maxCoeff() <= 1e-5f * std::max(1.0f, H.scores.cwiseAbs().maxCoeff()));
+      CHECK((H.scores - st).cwiseAbs().maxCoeff() <=
+            1e-5f * std::max(1.0f, H.scores.cwiseAbs().maxCoeff()));
       CHECK(H.Q == H.K);
     }
   }
@@ -334,10 +334,12 @@ TEST_CASE("property: with scaling, scaled = scores / sqrt(d_k)") {
     CAPTURE(d_k);
     ap::AttentionOptions o;
     o.heads = 2;
-    const ap::Trace t = ap::attend(random_matrix(5, 8, 30 + d_k), random_weights(8, 2 * d_k, 300 + d_k, false), o);
+    const ap::Trace t =
+        ap::attend(random_matrix(5, 8, 30 + d_k), random_weights(8, 2 * d_k, 300 + d_k, false), o);
     CHECK(t.d_k == d_k);
     const float sqrt_dk = std::sqrt(static_cast<float>(d_k));
-    CHECK(t.scale_factor == doctest::Approx(1.0 / std::sqrt(static_cast<double>(d_k))).epsilon(1e-7));
+    CHECK(t.scale_factor ==
+          doctest::Approx(1.0 / std::sqrt(static_cast<double>(d_k))).epsilon(1e-7));
     for (const ap::HeadTrace& H : t.head) {
       const Matrix want = H.scores / sqrt_dk;
       if (d_k == 1 || d_k == 4 || d_k == 16 || d_k == 64) {
@@ -401,11 +403,11 @@ TEST_CASE("property: temperature -> 0 approaches argmax with no NaN") {
 TEST_CASE("property: huge scores give no NaN") {
   SUBCASE("softmax_rows") {
     Matrix x(5, 3);
-    x << 1e30f, 0.0f, -1e30f,  //
-        1e30f, 1e30f, -1e30f,   //
-        -1e30f, -1e30f, -1e30f, //
-        3e38f, -3e38f, 0.0f,    //
-        -kInf, -kInf, -kInf;    // fully masked: cannot happen in attend, but must not be NaN
+    x << 1e30f, 0.0f, -1e30f,    //
+        1e30f, 1e30f, -1e30f,    //
+        -1e30f, -1e30f, -1e30f,  //
+        3e38f, -3e38f, 0.0f,     //
+        -kInf, -kInf, -kInf;     // fully masked: cannot happen in attend, but must not be NaN
     for (float T : {1e-30f, 1.0f, 1000.0f}) {
       CAPTURE(T);
       const Matrix s = ap::softmax_rows(x, T);
@@ -490,7 +492,8 @@ TEST_CASE("dot_steps: products, dot, cosine, angle, scaled") {
       }
   }
   SUBCASE("shape_mismatch") {
-    CHECK(code_of([] { ap::dot_steps(RowVector::Ones(3), RowVector::Ones(2)); }) == "shape_mismatch");
+    CHECK(code_of([] { ap::dot_steps(RowVector::Ones(3), RowVector::Ones(2)); }) ==
+          "shape_mismatch");
     CHECK(code_of([] { ap::dot_steps(RowVector(0), RowVector(0)); }) == "shape_mismatch");
   }
 }

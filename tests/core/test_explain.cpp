@@ -48,7 +48,8 @@ TEST_CASE("explain_gradient: d_scores match finite differences, and the antecede
       up[j] += eps;
       down[j] -= eps;
       const double numeric = (loss_with_scores(tt.trace, m, h, row, up, word) -
-                              loss_with_scores(tt.trace, m, h, row, down, word)) / (2 * eps);
+                              loss_with_scores(tt.trace, m, h, row, down, word)) /
+                             (2 * eps);
       CHECK(g.head[h].d_scores[j] == doctest::Approx(numeric).epsilon(2e-2).scale(1e-3));
     }
     // the loss wants 小猫's score higher (negative gradient), and the row of d_scores sums to 0

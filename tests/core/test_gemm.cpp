@@ -87,7 +87,8 @@ TEST_CASE("packed product equals Eigen and the textbook loop on ragged shapes") 
 }
 
 TEST_CASE("packed product: large depth and wide outputs cross the column blocks") {
-  for (auto [m, k, n] : {std::tuple{37, 768, 70}, std::tuple{9, 1025, 131}, std::tuple{70, 5, 300}}) {
+  for (auto [m, k, n] :
+       {std::tuple{37, 768, 70}, std::tuple{9, 1025, 131}, std::tuple{70, 5, 300}}) {
     for (bool transpose_b : {false, true}) {
       const Matrix A = random_matrix(m, k, 11);
       const Matrix B = transpose_b ? random_matrix(n, k, 12) : random_matrix(k, n, 12);

@@ -71,7 +71,8 @@ TEST_CASE("trace_to_json: every stage, causal mask as null") {
   CHECK(j.at("config").at("causal") == true);
   CHECK(j.at("config").at("scale") == true);
   REQUIRE(j.at("heads").size() == 2);
-  for (const char* k : {"W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled", "masked", "weights", "output"}) {
+  for (const char* k :
+       {"W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled", "masked", "weights", "output"}) {
     CAPTURE(k);
     CHECK(j.at("heads").at(0).contains(k));
   }
@@ -121,8 +122,8 @@ TEST_CASE("parse_attend_input: valid input") {
     CHECK(in.options.temperature == 1.0f);
   }
   SUBCASE("every option") {
-    const ap::AttendInput in = ap::parse_attend_input(
-        with(R"(, "W_O": [[0, 1], [1, 0]], "heads": 2, "causal": true, "scale": false, "temperature": 0.5)"));
+    const ap::AttendInput in = ap::parse_attend_input(with(
+        R"(, "W_O": [[0, 1], [1, 0]], "heads": 2, "causal": true, "scale": false, "temperature": 0.5)"));
     CHECK(in.weights.W_O(0, 1) == 1.0f);
     CHECK(in.options.heads == 2);
     CHECK(in.options.causal == true);
@@ -162,7 +163,7 @@ TEST_CASE("parse_attend_input: rejects bad input with bad_json and one line") {
   CHECK(parse_result(with(R"(, "wq": [[1]])")) == "bad_json");  // unknown key
   CHECK(parse_result(with(R"(, "Heads": 2)")) == "bad_json");   // keys are case-sensitive
   CHECK(parse_result(R"({"W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");  // missing X
-  CHECK(parse_result(R"({"X": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");    // missing W_Q
+  CHECK(parse_result(R"({"X": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");  // missing W_Q
   CHECK(parse_result(R"({"X": [[1, 2], [3]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") ==
         "bad_json");  // ragged rows
   CHECK(parse_result(R"({"X": [[1], [2, 3]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") ==
@@ -174,10 +175,13 @@ TEST_CASE("parse_attend_input: rejects bad input with bad_json and one line") {
   CHECK(parse_result(R"({"X": [["1"]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");
   CHECK(parse_result(R"({"X": [[true]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");
   CHECK(parse_result(R"({"X": [[null]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");
-  CHECK(parse_result(R"({"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");
-  CHECK(parse_result(R"({"X": [[-1e39]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");
+  CHECK(parse_result(R"({"X": [[1e400]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") ==
+        "bad_json");
+  CHECK(parse_result(R"({"X": [[-1e39]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") ==
+        "bad_json");
   CHECK(parse_result(R"({"X": [[NaN]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]})") == "bad_json");
-  CHECK(parse_result(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "W_O": 3})") == "bad_json");
+  CHECK(parse_result(R"({"X": [[1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]], "W_O": 3})") ==
+        "bad_json");
   for (const char* h : {"0", "17", "-1", "\"2\"", "2.5", "2.0", "true", "null", "1e2"}) {
     CAPTURE(h);
     CHECK(parse_result(with(std::string(", \"heads\": ") + h)) == "bad_json");
@@ -236,8 +240,8 @@ TEST_CASE("parsed input errors surface from attend") {
       CHECK(e.code() == "bad_temperature");
     }
   }
-  const ap::AttendInput shapes = ap::parse_attend_input(
-      R"({"X": [[1, 2]], "W_Q": [[1, 0, 0]], "W_K": [[1]], "W_V": [[1]]})");
+  const ap::AttendInput shapes =
+      ap::parse_attend_input(R"({"X": [[1, 2]], "W_Q": [[1, 0, 0]], "W_K": [[1]], "W_V": [[1]]})");
   try {
     ap::attend(shapes.X, shapes.weights, shapes.options);
     FAIL("no error");

@@ -45,7 +45,8 @@ TEST_CASE("Lexicon::add keeps max_zh_length in code points") {
 
 TEST_CASE("the built-in lexicon has the starter words") {
   const ap::Lexicon& lex = ap::default_lexicon();
-  for (const char* w : {"小猫", "吃", "鱼", "它", "很", "开心", "我", "爱", "你", "苹果", "好吃", "，", "。"}) {
+  for (const char* w :
+       {"小猫", "吃", "鱼", "它", "很", "开心", "我", "爱", "你", "苹果", "好吃", "，", "。"}) {
     CAPTURE(w);
     CHECK(lex.contains(w));
   }

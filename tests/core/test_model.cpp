@@ -6,13 +6,12 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "error.hpp"
-#include "test_util.hpp"
 #include "model.hpp"
+#include "test_util.hpp"
 
 using ap::Matrix;
 
@@ -67,7 +66,10 @@ TEST_CASE("validate: every error code") {
   CHECK(with([](ap::Settings& s) { s.heads = -1; }) == "bad_heads");
   CHECK(with([](ap::Settings& s) { s.heads = 17; }) == "bad_heads");
   CHECK(with([](ap::Settings& s) { s.heads = 3; }) == "heads_divide");
-  CHECK(with([](ap::Settings& s) { s.d_model = 10; s.heads = 4; }) == "heads_divide");
+  CHECK(with([](ap::Settings& s) {
+          s.d_model = 10;
+          s.heads = 4;
+        }) == "heads_divide");
   CHECK(with([](ap::Settings& s) { s.d_k = -1; }) == "bad_d_k");
   CHECK(with([](ap::Settings& s) { s.d_k = 1025; }) == "bad_d_k");
   for (float T : {0.0f, -0.0f, -1.0f, kNaN, kInf, 1001.0f}) {

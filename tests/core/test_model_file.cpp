@@ -2,9 +2,9 @@
 // files), the vocabulary and its unknown-word fallback, trace_text_with_model, and the committed
 // default model: its held-out accuracy, the issue's two sentences and unseen sentences.
 // Not the trainer's mechanics (test_trainer.cpp).
-#include <cmath>
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -131,7 +131,7 @@ TEST_CASE("float16 conversion: exact values, rounding to nearest even, subnormal
   CHECK(ap::float_to_half(1.0f) == 0x3C00u);
   CHECK(ap::float_to_half(-2.0f) == 0xC000u);
   CHECK(ap::float_to_half(65504.0f) == 0x7BFFu);
-  CHECK(ap::float_to_half(1e6f) == 0x7C00u);  // overflow: infinity
+  CHECK(ap::float_to_half(1e6f) == 0x7C00u);   // overflow: infinity
   CHECK(ap::float_to_half(1e-9f) == 0x0000u);  // underflow: zero
   // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties go to the even mantissa (1.0)
   CHECK(ap::float_to_half(1.0f + 0.00048828125f) == 0x3C00u);

@@ -7,12 +7,11 @@
 #include <vector>
 
 #include "error.hpp"
-#include "test_util.hpp"
 #include "lexicon.hpp"
+#include "test_util.hpp"
 #include "tokenizer.hpp"
 
 namespace {
-
 
 using ap_test::code_of;
 
@@ -151,12 +150,8 @@ TEST_CASE("emoji and combining marks are whole tokens") {
     CHECK(t[2].byte_begin == 6);
     CHECK(t[2].byte_end == 6 + family.size());
   }
-  SUBCASE("flags") {
-    CHECK(tok("🇨🇳🇺🇸") == "🇨🇳|🇺🇸");
-  }
-  SUBCASE("skin tones") {
-    CHECK(tok("👍🏽👍🏿") == "👍🏽|👍🏿");
-  }
+  SUBCASE("flags") { CHECK(tok("🇨🇳🇺🇸") == "🇨🇳|🇺🇸"); }
+  SUBCASE("skin tones") { CHECK(tok("👍🏽👍🏿") == "👍🏽|👍🏿"); }
   SUBCASE("keycaps") {
     CHECK(tok("1️⃣ #️⃣") == "1️⃣|#️⃣");
     // a keycap is an emoji, not a digit: it never glues to its neighbours
@@ -176,9 +171,7 @@ TEST_CASE("emoji and combining marks are whole tokens") {
     CHECK(t[0].byte_end == 6);
     CHECK(tok("\xCC\x81") == "\xCC\x81");  // a stray mark is kept, not dropped
   }
-  SUBCASE("emoji next to words") {
-    CHECK(tok("I❤️you") == "I|❤️|you");
-  }
+  SUBCASE("emoji next to words") { CHECK(tok("I❤️you") == "I|❤️|you"); }
 }
 
 TEST_CASE("invisible separators are not tokens: BOM and zero-width space") {
@@ -199,12 +192,14 @@ TEST_CASE("bidirectional controls separate and never become tokens (they would r
   CHECK(tok("ab\u202Ecd") == "ab|cd");
   CHECK(tok("\u2066小猫\u2069吃鱼") == "小猫|吃|鱼");
   CHECK(tok("it\u200Fis") == "it|is");
-  CHECK(code_of([] { ap::tokenize("\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C"); }) ==
-        "empty_text");
+  CHECK(code_of([] {
+          ap::tokenize("\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C");
+        }) == "empty_text");
 }
 
 TEST_CASE("byte offsets always slice the input back to the token") {
-  const std::string s = "  小猫 didn't 吃 3.14 鱼👨‍👩‍👧‍👦，cafe\xCC\x81 🇨🇳|ok  ";
+  const std::string s =
+      "  小猫 didn't 吃 3.14 鱼👨‍👩‍👧‍👦，cafe\xCC\x81 🇨🇳|ok  ";
   for (const ap::Token& t : ap::tokenize(s)) {
     CAPTURE(t.text);
     REQUIRE(t.byte_end <= s.size());
@@ -232,17 +227,18 @@ TEST_CASE("tokenize errors") {
     CHECK(code("|||") == "empty_text");
   }
   SUBCASE("invalid_utf8") {
-    CHECK(code("ok \x80") == "invalid_utf8");             // lone continuation
-    CHECK(code("\xC0\xAF") == "invalid_utf8");            // overlong
-    CHECK(code("\xE0\x80\xAF") == "invalid_utf8");        // overlong
-    CHECK(code("\xED\xA0\x80") == "invalid_utf8");        // encoded surrogate
-    CHECK(code("小\xE7\x8C") == "invalid_utf8");          // truncated
-    CHECK(code("\xF5\x80\x80\x80") == "invalid_utf8");    // F5+
+    CHECK(code("ok \x80") == "invalid_utf8");           // lone continuation
+    CHECK(code("\xC0\xAF") == "invalid_utf8");          // overlong
+    CHECK(code("\xE0\x80\xAF") == "invalid_utf8");      // overlong
+    CHECK(code("\xED\xA0\x80") == "invalid_utf8");      // encoded surrogate
+    CHECK(code("小\xE7\x8C") == "invalid_utf8");        // truncated
+    CHECK(code("\xF5\x80\x80\x80") == "invalid_utf8");  // F5+
     CHECK(code("\xFF") == "invalid_utf8");
   }
   SUBCASE("control_char") {
     CHECK(code(std::string("a\0b", 3)) == "control_char");
-    CHECK(code("a\x01" "b") == "control_char");
+    CHECK(code("a\x01"
+               "b") == "control_char");
     CHECK(code("\x1B[31m") == "control_char");
     CHECK(code("a\x7F") == "control_char");
     CHECK(code("a\xC2\x80") == "control_char");  // C1 control U+0080

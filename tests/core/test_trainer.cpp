@@ -14,8 +14,8 @@
 #include "error.hpp"
 #include "lexicon.hpp"
 #include "model_file.hpp"
-#include "tokenizer.hpp"
 #include "test_util.hpp"
+#include "tokenizer.hpp"
 #include "trainer.hpp"
 
 namespace {

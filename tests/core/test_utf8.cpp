@@ -63,22 +63,24 @@ TEST_CASE("decode_utf8: valid text, values and byte offsets") {
 }
 
 TEST_CASE("decode_utf8: invalid_utf8") {
-  CHECK(decode_code("\x80") == "invalid_utf8");                  // lone continuation byte
-  CHECK(decode_code("ab\xBF") == "invalid_utf8");                // continuation after ASCII
-  CHECK(decode_code("\xC0\xAF") == "invalid_utf8");              // overlong '/'
-  CHECK(decode_code("\xC1\xBF") == "invalid_utf8");              // overlong, 2 bytes
-  CHECK(decode_code("\xE0\x80\xAF") == "invalid_utf8");          // overlong, 3 bytes
-  CHECK(decode_code("\xE0\x9F\xBF") == "invalid_utf8");          // overlong U+07FF
-  CHECK(decode_code("\xF0\x80\x80\xAF") == "invalid_utf8");      // overlong, 4 bytes
-  CHECK(decode_code("\xF0\x8F\xBF\xBF") == "invalid_utf8");      // overlong U+FFFF
-  CHECK(decode_code("\xED\xA0\x80") == "invalid_utf8");          // encoded surrogate U+D800
-  CHECK(decode_code("\xED\xBF\xBF") == "invalid_utf8");          // encoded surrogate U+DFFF
-  CHECK(decode_code("\xE5\xB0") == "invalid_utf8");              // truncated at the end
-  CHECK(decode_code("\xF0\x9F\x98") == "invalid_utf8");          // truncated at the end
-  CHECK(decode_code("\xE5\xB0" "a") == "invalid_utf8");          // truncated by ASCII
-  CHECK(decode_code("\xC3" "\xC3\xA9") == "invalid_utf8");       // truncated by a lead byte
-  CHECK(decode_code("\xF4\x90\x80\x80") == "invalid_utf8");      // above U+10FFFF
-  CHECK(decode_code("\xF5\x80\x80\x80") == "invalid_utf8");      // F5+ never appear
+  CHECK(decode_code("\x80") == "invalid_utf8");              // lone continuation byte
+  CHECK(decode_code("ab\xBF") == "invalid_utf8");            // continuation after ASCII
+  CHECK(decode_code("\xC0\xAF") == "invalid_utf8");          // overlong '/'
+  CHECK(decode_code("\xC1\xBF") == "invalid_utf8");          // overlong, 2 bytes
+  CHECK(decode_code("\xE0\x80\xAF") == "invalid_utf8");      // overlong, 3 bytes
+  CHECK(decode_code("\xE0\x9F\xBF") == "invalid_utf8");      // overlong U+07FF
+  CHECK(decode_code("\xF0\x80\x80\xAF") == "invalid_utf8");  // overlong, 4 bytes
+  CHECK(decode_code("\xF0\x8F\xBF\xBF") == "invalid_utf8");  // overlong U+FFFF
+  CHECK(decode_code("\xED\xA0\x80") == "invalid_utf8");      // encoded surrogate U+D800
+  CHECK(decode_code("\xED\xBF\xBF") == "invalid_utf8");      // encoded surrogate U+DFFF
+  CHECK(decode_code("\xE5\xB0") == "invalid_utf8");          // truncated at the end
+  CHECK(decode_code("\xF0\x9F\x98") == "invalid_utf8");      // truncated at the end
+  CHECK(decode_code("\xE5\xB0"
+                    "a") == "invalid_utf8");  // truncated by ASCII
+  CHECK(decode_code("\xC3"
+                    "\xC3\xA9") == "invalid_utf8");          // truncated by a lead byte
+  CHECK(decode_code("\xF4\x90\x80\x80") == "invalid_utf8");  // above U+10FFFF
+  CHECK(decode_code("\xF5\x80\x80\x80") == "invalid_utf8");  // F5+ never appear
   CHECK(decode_code("\xF8\x88\x80\x80\x80") == "invalid_utf8");
   CHECK(decode_code("\xFE") == "invalid_utf8");
   CHECK(decode_code("\xFF") == "invalid_utf8");
@@ -111,11 +113,9 @@ TEST_CASE("append_utf8 round-trips through decode_utf8") {
 }
 
 TEST_CASE("graphemes: user-perceived characters are never split") {
-  SUBCASE("plain text is one cluster per code point") {
-    CHECK(clusters("ab小") == "a|b|小");
-  }
+  SUBCASE("plain text is one cluster per code point") { CHECK(clusters("ab小") == "a|b|小"); }
   SUBCASE("combining marks stay with their base") {
-    CHECK(clusters("e\xCC\x81x") == "e\xCC\x81|x");            // e + U+0301
+    CHECK(clusters("e\xCC\x81x") == "e\xCC\x81|x");               // e + U+0301
     CHECK(clusters("a\xCC\x81\xCC\xA7") == "a\xCC\x81\xCC\xA7");  // two marks
   }
   SUBCASE("ZWJ family") {
@@ -136,9 +136,7 @@ TEST_CASE("graphemes: user-perceived characters are never split") {
     const std::string scotland = "🏴󠁧󠁢󠁳󠁣󠁴󠁿";
     CHECK(clusters(scotland + "a") == scotland + "|a");
   }
-  SUBCASE("CR LF is one cluster") {
-    CHECK(clusters("a\r\nb") == "a|\r\n|b");
-  }
+  SUBCASE("CR LF is one cluster") { CHECK(clusters("a\r\nb") == "a|\r\n|b"); }
 }
 
 TEST_CASE("character classes") {

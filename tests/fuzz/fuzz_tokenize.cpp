@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (text.substr(t.byte_begin, t.byte_end - t.byte_begin) != t.text) std::abort();
       prev_end = t.byte_end;
     }
-    if (tokens.empty() || tokens.size() > static_cast<std::size_t>(ap::kMaxTokensLimit)) std::abort();
+    if (tokens.empty() || tokens.size() > static_cast<std::size_t>(ap::kMaxTokensLimit))
+      std::abort();
   } catch (const ap::Error&) {
   }
   return 0;

@@ -12,14 +12,15 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 6) return 0;
   ap::Settings s;
-  s.d_model = data[0] % 40;          // 0 is out of range on purpose
-  s.heads = data[1] % 10;            // 0 is out of range on purpose
+  s.d_model = data[0] % 40;  // 0 is out of range on purpose
+  s.heads = data[1] % 10;    // 0 is out of range on purpose
   s.d_k = data[2] % 3 == 0 ? 0 : data[2] % 20;
   s.causal = data[3] & 1;
   s.scale = data[3] & 2;
   s.tie_qk = data[3] & 4;
   s.positions = data[3] & 8;
-  static const float kTemps[] = {1.0f, 0.0f, -1.0f, 1e-30f, 0.5f, 3.0f, NAN, INFINITY, 1000.0f, 2000.0f};
+  static const float kTemps[] = {1.0f, 0.0f, -1.0f,    1e-30f,  0.5f,
+                                 3.0f, NAN,  INFINITY, 1000.0f, 2000.0f};
   s.temperature = kTemps[data[4] % 10];
   s.seed = data[5];
   s.max_tokens = 128;
