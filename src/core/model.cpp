@@ -10,13 +10,6 @@
 namespace ap {
 
 namespace {
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 Matrix normal_matrix(int rows, int cols, std::uint64_t seed, double stddev) {
   Rng rng(seed);
   Matrix m(rows, cols);
@@ -57,7 +50,7 @@ int validate(const Settings& s) {
 }
 
 RowVector token_embedding(std::string_view text, TokenKind kind, int d_model, std::uint64_t seed) {
-  const std::string key = kind == TokenKind::Word ? lower_ascii(text) : std::string(text);
+  const std::string key = lexicon_key(text, kind);
   Rng rng(mix_seed(seed, hash_text(key)));
   RowVector v(d_model);
   for (int c = 0; c < d_model; ++c) v[c] = static_cast<float>(rng.normal());

@@ -63,13 +63,7 @@ int Vocabulary::find(std::string_view key) const {
   return it == index_.end() ? -1 : it->second;
 }
 
-std::string Vocabulary::key(const Token& t) {
-  std::string k = t.text;
-  if (t.kind == TokenKind::Word)
-    for (char& c : k)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return k;
-}
+std::string Vocabulary::key(const Token& t) { return lexicon_key(t.text, t.kind); }
 
 int Vocabulary::id(const Token& t) const {
   const std::string k = key(t);

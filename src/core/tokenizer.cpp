@@ -10,6 +10,14 @@
 
 namespace ap {
 
+std::string lexicon_key(std::string_view text, TokenKind kind) {
+  std::string key(text);
+  if (kind == TokenKind::Word)
+    for (char& c : key)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return key;
+}
+
 const char* to_string(TokenKind k) {
   switch (k) {
     case TokenKind::Word:
@@ -49,12 +57,6 @@ Cls classify(char32_t c) {
   return Cls::Letter;
 }
 
-std::string ascii_lower(std::string s) {
-  for (char& ch : s)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  return s;
-}
-
 class Builder {
  public:
   Builder(std::string_view text, const std::vector<CodePoint>& cps, const std::vector<Grapheme>& gs,
@@ -70,7 +72,7 @@ class Builder {
   void emit(std::size_t g0, std::size_t g1, TokenKind kind) {
     Token t{slice(g0, g1), begin_of(g0), end_of(g1 - 1), kind, false};
     if (kind == TokenKind::Word) {
-      t.known = lex_.contains(t.text) || lex_.contains(ascii_lower(t.text));
+      t.known = lex_.contains(t.text) || lex_.contains(lexicon_key(t.text, kind));
     } else {
       t.known = lex_.contains(t.text);
     }

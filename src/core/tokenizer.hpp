@@ -22,6 +22,10 @@ struct Token {
   bool known;  // found in the lexicon (case-insensitively for English); punctuation counts as known
 };
 
+// How a token is looked up in the lexicon and the model's vocabulary, and what seeds its random
+// embedding: English words lower-cased ("The" and "the" are one word), everything else as typed.
+std::string lexicon_key(std::string_view text, TokenKind kind);
+
 constexpr int kDefaultMaxTokens = 64;
 constexpr int kMaxTokensLimit = 512;
 

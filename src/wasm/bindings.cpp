@@ -43,7 +43,6 @@ val mat(const ap::Matrix& m) {
 }
 
 val row(const ap::RowVector& v) { return f32_copy(v.data(), static_cast<std::size_t>(v.size())); }
-val row_copy(const ap::RowVector& v) { return row(v); }
 
 ap::RowVector row_from(const val& a) {
   const std::vector<float> v = emscripten::convertJSArrayToNumberVector<float>(a);
@@ -336,9 +335,9 @@ val dot_steps(const val& q, const val& k) {
   });
 }
 
-// One example's gradient: at query token `row`, the output should name the word of token
+// One example's gradient: at query token `query`, the output should name the word of token
 // `target` (e.g. a pronoun's antecedent). Per head: dL/dweights and dL/dscores for that row.
-val gradient_row(const std::string& text, const val& settings, int row, int target) {
+val gradient_row(const std::string& text, const val& settings, int query, int target) {
   return guarded([&] {
     const std::string name = model_name(settings);
     const ap::TrainedModel* m = nullptr;
@@ -350,19 +349,19 @@ val gradient_row(const std::string& text, const val& settings, int row, int targ
                       "the target token must be between 0 and " + std::to_string(t.trace.n - 1));
     const std::vector<int> ids = ap::token_ids(t.tokens, m->vocab);
     const ap::RowGradient g =
-        ap::explain_gradient(t.trace, *m, row, ids[static_cast<std::size_t>(target)]);
+        ap::explain_gradient(t.trace, *m, query, ids[static_cast<std::size_t>(target)]);
     val o = ok();
     o.set("row", g.row);
     o.set("target", target);
     o.set("targetWord", m->vocab.word(g.target_word));
     o.set("loss", g.loss);
     o.set("probability", g.probability);
-    o.set("dOutput", row_copy(g.d_output));
+    o.set("dOutput", row(g.d_output));
     val heads = val::array();
     for (const ap::HeadGradient& hg : g.head) {
       val ho = val::object();
-      ho.set("dWeights", row_copy(hg.d_weights));
-      ho.set("dScores", row_copy(hg.d_scores));
+      ho.set("dWeights", row(hg.d_weights));
+      ho.set("dScores", row(hg.d_scores));
       heads.call<void>("push", ho);
     }
     o.set("head", heads);
