@@ -1,7 +1,8 @@
 // page.mjs: the page half of scripts/bench. Serves web/ from a throwaway local HTTP server, drives
 // it in headless Chromium (playwright-core, /usr/bin/chromium) and measures: navigation to the
-// first trace drawn (body[data-ready]), keystroke to repaint (body[data-renders] changes, then the
-// next frame), animation frame times, and JS heap / wasm memory around many recomputations.
+// first trace drawn (body[data-ready]), keystroke to repaint (real key presses into the sentence
+// box; main-thread time from keydown to the painted frame, per walkthrough stage), animation frame
+// times, and JS heap / wasm memory around many recomputations.
 // Also the transfer sizes of what the page loads. Not a browser test (tests/browser is).
 import fs from 'node:fs';
 import http from 'node:http';
@@ -24,6 +25,85 @@ function serve(dir) {
     res.end(fs.readFileSync(file));
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const log = (...a) => console.error('[bench]', ...a);
+
+// What is typed, from the end of the sentence ("... sat on"; 16, 64 and 256 words all end in
+// "on"): 10 keys that leave the sentence as it was, between one token fewer and the same count,
+// so the default cap of 64 tokens is never hit. Keys that keep the token count (S) and keys that
+// change it by one (C): S C C S S C S S C S.
+//   on -> o -> "sat " -> i -> in -> i -> "sat " -> sat -> "sat " -> o -> on
+const KEY_CYCLE = ['Backspace', 'Backspace', 'i', 'n', 'Backspace', 'Backspace', 'Backspace', ' ', 'o', 'n'];
+const keystrokeKeys = (n) => Array.from({ length: n }, (_, i) => KEY_CYCLE[i % KEY_CYCLE.length]);
+
+// xorshift in [0, 1): the typist's pauses, the same every run
+const lcg = (seed) => {
+  let x = seed >>> 0 || 1;
+  return () => { x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x / 4294967296; };
+};
+
+// Runs in the page (page.evaluate): window.__apKey.arm() before a key, then
+// await window.__apKey.pending -> {key, t0, t1, frameStart, done, queued, rendersBefore, rendersAfter, count}.
+// done: a user-blocking task posted from the frame's last requestAnimationFrame callback; it runs
+// as soon as that frame's rendering task (the page's run, style, layout, paint, commit) has ended.
+// queued: a MessageChannel message posted at the same moment; it waits behind tasks queued
+// earlier (the textarea's selectionchange and its layout), so queued - done is work the
+// key caused after the frame was painted. Without scheduler.postTask, done = queued.
+function installKeystrokeProbe() {
+  const body = document.body;
+  const tokenCount = () => {
+    const m = (document.getElementById('token-count')?.textContent || '').match(/\d+/);
+    return m ? Number(m[0]) : -1;
+  };
+  const probe = { cur: null, pending: null };
+  let settle = null;
+  const finish = (r) => {
+    if (r !== probe.cur || r.done === undefined || r.queued === undefined) return;
+    r.rendersAfter = body.dataset.renders;
+    r.count = tokenCount();
+    r.complete = true;
+    settle();
+  };
+  const channel = new MessageChannel();
+  channel.port1.onmessage = (e) => {
+    const r = probe.cur;
+    if (!r || e.data !== r.id) return;
+    r.queued = performance.now();
+    if (r.done === undefined) r.done = r.queued;
+    finish(r);
+  };
+  let ids = 0;
+  probe.arm = () => {
+    const r = { id: ++ids };
+    probe.cur = r;
+    probe.pending = new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(r), 2000);   // no input or no frame: resolves without done
+      settle = () => { clearTimeout(timer); resolve(r); };
+    });
+  };
+  window.addEventListener('keydown', (e) => {
+    const r = probe.cur;
+    if (!r || r.t0 !== undefined) return;
+    r.t0 = performance.now();
+    r.key = e.key;
+    r.rendersBefore = body.dataset.renders;
+  }, true);
+  // on window, bubbling: after the textarea's own 'input' handler (the page's setText), so this
+  // requestAnimationFrame callback is queued after the page's run and shares its frame
+  window.addEventListener('input', () => {
+    const r = probe.cur;
+    if (!r || r.t0 === undefined || r.t1 !== undefined) return;
+    r.t1 = performance.now();
+    requestAnimationFrame((ts) => {
+      r.frameStart = ts;
+      if (window.scheduler && scheduler.postTask) {
+        scheduler.postTask(() => { r.done = performance.now(); finish(r); }, { priority: 'user-blocking' });
+      }
+      channel.port2.postMessage(r.id);
+    });
+  });
+  window.__apKey = probe;
 }
 
 const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
@@ -65,33 +145,91 @@ export async function measurePage(root, { quick = false } = {}) {
     await page.waitForFunction(() => window.__apDrawn, null, { timeout: 30000 });
     Object.assign(result, await page.evaluate(() => ({ readyMs: window.__apReady, firstTraceMs: window.__apDrawn })));
 
-    // keystroke to repaint: replace the last word (the token count stays), wait for the render
-    // counter, then for the next frame to start
+    // keystroke to repaint (issue 7: p95 under 16 ms at 64 tokens x 4 heads). Real key presses
+    // (trusted events: the textarea edits itself, then the page's 'input' handler schedules its
+    // run in requestAnimationFrame), one at a time. In the page (installKeystrokeProbe): t0 at
+    // keydown, t1 at 'input' after the page's handlers, frameStart and done from the frame that
+    // follows. work = (t1 - t0) + (done - max(frameStart, t1)): main-thread time from the key to
+    // the painted frame, without the idle wait for the next vsync (0-16.7 ms at 60 Hz, which no
+    // page can shorten); wall = done - t0 includes that wait.
+    const typed = keystrokeKeys(quick ? 10 : 30);
+    const words = ['the', 'cat', 'sat', 'on', 'a', 'mat'];
+    const sentence = (n) => Array.from({ length: n }, (_, i) => words[i % words.length]).join(' ');
+    const typist = lcg(7);   // the pauses between keys: the same every run
+    const measureKeys = async ({ tokens, step }) => {
+      const q = new URLSearchParams({ model: 'random', heads: '4', dmodel: '64', step: String(step), s: sentence(tokens) });
+      if (tokens > 64) q.set('max', '512');
+      await page.goto(`${url}?${q}`);
+      await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+      await page.waitForTimeout(500);
+      await page.evaluate(installKeystrokeProbe);
+      await page.focus('#text');
+      await page.keyboard.press('Control+End');
+      const rows = [];
+      for (const key of typed) {
+        await page.evaluate(() => window.__apKey.arm());
+        // down, measured, then up: a typist's key-up comes well after the frame, so it is kept
+        // out of the measured window (and the page listens to keydown only)
+        await page.keyboard.down(key);
+        rows.push(await page.evaluate(() => window.__apKey.pending));
+        await page.keyboard.up(key);
+        await page.waitForTimeout(30 + 30 * typist());
+      }
+      const ok = rows.filter((r) => r.complete);
+      const work = ok.map((r) => r.t1 - r.t0 + (r.done - Math.max(r.frameStart, r.t1)));
+      const wall = ok.map((r) => r.done - r.t0);
+      const after = ok.map((r) => r.queued - r.done);
+      const counts = ok.map((r) => r.count);
+      const messages = await page.evaluate(() => document.getElementById('messages').textContent.trim());
+      return {
+        tokens, heads: 4, dModel: 64, step,
+        stage: await page.evaluate(() => document.body.dataset.stage),
+        work: { p50: pct(work, 0.5), p95: pct(work, 0.95), max: Math.max(...work) },
+        wall: { p50: pct(wall, 0.5), p95: pct(wall, 0.95) },
+        // main-thread work the key left queued behind the painted frame (not in work or wall)
+        afterFrame: { p50: pct(after, 0.5), p95: pct(after, 0.95) },
+        runs: ok.length,
+        missedRenders: ok.filter((r) => r.rendersAfter === r.rendersBefore).length,
+        // keys that produced no 'input' or no frame within 2 s (not in work / wall)
+        noInput: rows.length - ok.length,
+        // how the keys changed the token count (the mix typed): same / +-1 / other
+        countChanges: {
+          same: counts.filter((c, i) => c === (i ? counts[i - 1] : tokens)).length,
+          plusMinus1: counts.filter((c, i) => Math.abs(c - (i ? counts[i - 1] : tokens)) === 1).length,
+          other: counts.filter((c, i) => Math.abs(c - (i ? counts[i - 1] : tokens)) > 1).length,
+        },
+        finalTokens: counts[counts.length - 1],
+        // per key, in the order typed (keys that reached no frame left out)
+        workEach: work.map((w) => Math.round(w * 10) / 10),
+        messages: messages ? messages.slice(0, 120) : undefined,
+      };
+    };
     result.keystroke = [];
-    for (const tokens of [16, 64, 256]) {
-      const text = Array.from({ length: tokens }, (_, i) => ['the', 'cat', 'sat', 'on', 'a', 'mat'][i % 6]).join(' ');
-      await page.fill('#text', text);
-      await page.waitForTimeout(300);
-      const times = await page.evaluate(async ({ reps }) => {
-        const area = document.getElementById('text');
-        const out = [];
-        for (let r = 0; r < reps; r++) {
-          const before = document.body.dataset.renders;
-          const t0 = performance.now();
-          area.value = area.value.replace(/\S+$/, r % 2 ? 'dog' : 'cat');
-          area.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
-          await new Promise((resolve) => {
-            const check = () => (document.body.dataset.renders !== before ? requestAnimationFrame(() => resolve()) : requestAnimationFrame(check));
-            check();
-          });
-          out.push(performance.now() - t0);
-        }
-        return out;
-      }, { reps: quick ? 5 : 15 });
-      const shown = await page.evaluate(() => document.getElementById('messages').textContent.trim());
-      result.keystroke.push({ tokens, median: pct(times, 0.5), max: Math.max(...times), runs: times.length,
-        note: tokens > 64 && shown ? `page refuses: "${shown.slice(0, 80)}"` : undefined });
+    for (let step = 1; step <= 9; step++) {
+      log(`keystroke 64 tokens, step ${step}`);
+      result.keystroke.push(await measureKeys({ tokens: 64, step }));
     }
+    const at64 = result.keystroke.filter((r) => r.runs);
+    if (!at64.length) throw new Error('keystroke: no key press reached a frame at 64 tokens');
+    const worst = at64.reduce((a, r) => (r.work.p95 > a.work.p95 ? r : a), at64[0]);
+    // 16 and 256 tokens at the first stage and at the heaviest one (the worst at 64 tokens)
+    for (const tokens of [16, 256]) {
+      for (const step of [...new Set([1, worst.step])]) {
+        log(`keystroke ${tokens} tokens, step ${step}`);
+        result.keystroke.push(await measureKeys({ tokens, step }));
+      }
+    }
+    result.keystrokeWorst = {
+      tokens: 64, heads: 4, dModel: 64, step: worst.step, stage: worst.stage, p95: worst.work.p95, wallP95: worst.wall.p95,
+      how: `p95 over ${typed.length} real key presses per stage (${typed.map((k) => (k === ' ' ? 'Space' : k)).join(' ')} ` +
+        'at the end of the sentence, 30-60 ms apart) of the main-thread time from keydown to the end of the frame that ' +
+        'painted the new trace, without the idle wait for the next vsync (wall includes it)',
+    };
+
+    // back to the page as a visitor opens it, for the measurements below
+    await page.goto(url);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    await page.waitForTimeout(500);
 
     // frame times while the walkthrough animates
     await page.fill('#text', 'The animal didn\'t cross the street because it was too tired.');
