@@ -2,24 +2,46 @@
 // on, the token vectors E and the position signal P (both from the core's trace) sit beside X:
 // X = E + P.
 import { el, fmt, matrixBlock, rowOf } from './util.js';
-import { matrixView } from './heatmap.js';
+import { matrixView, refreshViews } from './heatmap.js';
 
 export class EmbedStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
 
   units(model) { return model.result.trace.n; }
 
+  // the matrices shown, as matrixView's arguments: X, and E and P when positions are on
+  views(model) {
+    const { t } = this.ctx;
+    const tr = model.result.trace;
+    const labels = model.result.tokens.map((x) => x.text);
+    const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
+    const o = { t, rowLabels: labels, colLabels: dims, corner: 'i \\ d' };
+    const out = { x: [tr.X, { ...o, name: 'X', caption: t('embed.caption') }] };
+    if (model.result.positions) {
+      out.e = [model.result.embeddings, { ...o, name: 'E' }];
+      out.p = [model.result.positions, { ...o, name: 'P' }];
+    }
+    return out;
+  }
+
+  update(model) {
+    const v = this.views(model);
+    if (!v.p !== !this.p || model.result.settings.positions !== this.model.result.settings.positions) return false;
+    if (!refreshViews([[this.x, v.x], ...(v.p ? [[this.e, v.e], [this.p, v.p]] : [])])) return false;
+    this.model = model;
+    return true;
+  }
+
   render(model) {
     const { t } = this.ctx;
     const tr = model.result.trace;
     this.model = model;
-    const labels = model.result.tokens.map((x) => x.text);
-    const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
-    this.x = matrixView(tr.X, { t, name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d', caption: t('embed.caption') });
+    const v = this.views(model);
+    this.x = matrixView(...v.x);
     const blocks = [];
     if (model.result.positions) {
-      this.e = matrixView(model.result.embeddings, { t, name: 'E', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
-      this.p = matrixView(model.result.positions, { t, name: 'P', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
+      this.e = matrixView(...v.e);
+      this.p = matrixView(...v.p);
       blocks.push(matrixBlock(t('embed.plain'), `${tr.n} × ${tr.dModel}`, this.e), el('div', { class: 'op', text: '+' }),
         matrixBlock(t('embed.pos'), `${tr.n} × ${tr.dModel}`, this.p), el('div', { class: 'op', text: '=' }));
     } else {

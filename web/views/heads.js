@@ -1,33 +1,60 @@
 // heads.js: stage 9. Every head's weight matrix side by side (each head looks for something
 // different), then the heads' outputs side by side (concat), times W_O, gives the layer's output.
 import { el, pct, matrixBlock, rowOf } from './util.js';
-import { matrixView } from './heatmap.js';
+import { matrixView, refreshViews } from './heatmap.js';
 
 export class HeadsStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
 
   units(model) { return model.result.trace.heads + 2; }
 
+  // the matrices shown, as matrixView's arguments: each head's weights, concat, W_O, output
+  views(model) {
+    const { t } = this.ctx;
+    const tr = model.result.trace;
+    const labels = model.result.tokens.map((x) => x.text);
+    const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
+    const cdims = Array.from({ length: tr.heads * tr.dK }, (_, c) => `h${Math.floor(c / tr.dK) + 1}.${(c % tr.dK) + 1}`);
+    return {
+      heads: tr.head.map((hd, h) => [hd.weights, { t, name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true }]),
+      concat: [tr.concat, { t, name: 'concat', rowLabels: labels, colLabels: cdims, corner: 'i \\ c' }],
+      wo: [tr.W_O, { t, name: 'W_O', rowLabels: cdims, colLabels: dims, corner: 'c \\ d' }],
+      out: [tr.output, { t, name: 'output', rowLabels: labels, colLabels: dims, corner: 'i \\ d' }],
+    };
+  }
+
+  update(model) {
+    const tr = model.result.trace;
+    if (tr.heads !== this.model.result.trace.heads) return false;
+    const v = this.views(model);
+    const pairs = [...this.headViews.map((m, h) => [m, v.heads[h]]), [this.concat, v.concat], [this.wo, v.wo], [this.out, v.out]];
+    if (!refreshViews(pairs)) return false;
+    this.model = model;
+    this.markRows();
+    return true;
+  }
+
+  markRows() {
+    const { q, head } = this.model.state;
+    for (const m of [...this.headViews, this.concat, this.out]) m.mark('row', [q]);
+    this.headBlocks.forEach((fig, h) => fig.classList.toggle('chosen', h === head));
+  }
+
   render(model) {
     const { t, actions } = this.ctx;
     const tr = model.result.trace;
-    const q = model.state.q;
     this.model = model;
-    const labels = model.result.tokens.map((x) => x.text);
-    this.headBlocks = tr.head.map((hd, h) => {
-      const m = matrixView(hd.weights, { t, name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true });
-      m.mark('row', [q]);
+    const v = this.views(model);
+    this.headViews = v.heads.map((a) => matrixView(...a));
+    this.headBlocks = this.headViews.map((m, h) => {
       const fig = matrixBlock(t('heads.head', { h: h + 1 }), `${tr.n} × ${tr.n}`, m);
-      fig.classList.toggle('chosen', h === model.state.head);
       fig.append(el('button', { class: 'action small', text: t('heads.follow', { h: h + 1 }), attrs: { type: 'button' }, on: { click: () => actions.setHead(h) } }));
       return fig;
     });
-    const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
-    const cdims = Array.from({ length: tr.heads * tr.dK }, (_, c) => `h${Math.floor(c / tr.dK) + 1}.${(c % tr.dK) + 1}`);
-    this.concat = matrixView(tr.concat, { t, name: 'concat', rowLabels: labels, colLabels: cdims, corner: 'i \\ c' });
-    this.wo = matrixView(tr.W_O, { t, name: 'W_O', rowLabels: cdims, colLabels: dims, corner: 'c \\ d' });
-    this.out = matrixView(tr.output, { t, name: 'output', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
-    for (const m of [this.concat, this.out]) m.mark('row', [q]);
+    this.concat = matrixView(...v.concat);
+    this.wo = matrixView(...v.wo);
+    this.out = matrixView(...v.out);
+    this.markRows();
     this.merge = el('div', { class: 'row-blocks' }, [
       matrixBlock(t('heads.concat'), `${tr.n} × ${tr.heads * tr.dK}`, this.concat), el('div', { class: 'op', text: '×' }),
       matrixBlock('W_O', `${tr.heads * tr.dK} × ${tr.dModel}`, this.wo), el('div', { class: 'op', text: '=' }),

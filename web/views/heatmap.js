@@ -18,14 +18,32 @@ export function useHeatmap(m) {
 /** A MatrixTable for small matrices, a Heatmap for large ones. o: MatrixTable's options + t. */
 export function matrixView(m, o) { return useHeatmap(m) ? new Heatmap(m, o) : new MatrixTable(m, o); }
 
-// cell colours as bytes: the same hues as util.tint, stronger because no text sits on them
-function rgbOf(v, scale, weight) {
-  if (v === -Infinity) return [110, 117, 130];   // masked: a mid grey (the legend says so)
-  if (!Number.isFinite(v)) return [0, 0, 0];
-  const a = 0.04 + 0.9 * Math.min(1, Math.abs(v) / scale);
-  const c = weight ? [22, 120, 60] : v >= 0 ? [29, 78, 216] : [194, 65, 12];
-  return c.map((x) => Math.round(255 + (x - 255) * a));
+/**
+ * Refreshes views in place for the next trace: pairs of [view, [m, o]] (what matrixView took).
+ * All or nothing: false, with nothing touched, when a matrix now needs the other kind of view
+ * (it crossed the heatmap size) and the stage must be drawn anew.
+ */
+export function refreshViews(pairs) {
+  if (pairs.some(([v, [m]]) => !v || useHeatmap(m) !== (v instanceof Heatmap))) return false;
+  for (const [v, [m, o]] of pairs) v.update(m, o);
+  return true;
 }
+
+// cell colours as bytes, written at px[i..i+3]: the same hues as util.tint, stronger because no
+// text sits on them
+function rgbInto(px, i, v, scale, weight) {
+  if (v === -Infinity) { px[i] = 110; px[i + 1] = 117; px[i + 2] = 130; px[i + 3] = 255; return; }   // masked: mid grey
+  if (!Number.isFinite(v)) { px[i] = 0; px[i + 1] = 0; px[i + 2] = 0; px[i + 3] = 255; return; }
+  const a = 0.04 + 0.9 * Math.min(1, Math.abs(v) / scale);
+  const c = weight ? HUE_WEIGHT : v >= 0 ? HUE_POS : HUE_NEG;
+  px[i] = Math.round(255 + (c[0] - 255) * a);
+  px[i + 1] = Math.round(255 + (c[1] - 255) * a);
+  px[i + 2] = Math.round(255 + (c[2] - 255) * a);
+  px[i + 3] = 255;
+}
+const HUE_WEIGHT = [22, 120, 60];
+const HUE_POS = [29, 78, 216];
+const HUE_NEG = [194, 65, 12];
 const PENDING = [236, 238, 242];
 
 export class Heatmap {
@@ -50,14 +68,7 @@ export class Heatmap {
       },
     });
     this.ctx2d = this.canvas.getContext('2d');
-    this.full = this.ctx2d.createImageData(m.cols, m.rows);
-    this.blank = this.ctx2d.createImageData(m.cols, m.rows);
-    for (let i = 0; i < m.rows * m.cols; i++) {
-      const w = o.weight && m.data[i] !== -Infinity;
-      const [r, g, b] = rgbOf(m.data[i], this.scale, w);
-      this.full.data.set([r, g, b, 255], 4 * i);
-      this.blank.data.set([...PENDING, 255], 4 * i);
-    }
+    this.images(m);
     this.ctx2d.putImageData(this.full, 0, 0);
     this.boxes = { row: el('div', { class: 'hm-mark hm-row' }), col: el('div', { class: 'hm-mark hm-col' }),
       cell: el('div', { class: 'hm-mark hm-cell' }), cursor: el('div', { class: 'hm-mark hm-cursor' }) };
@@ -69,13 +80,14 @@ export class Heatmap {
       class: 'action small', text, attrs: { type: 'button', 'aria-label': t(key), title: t(key) },
       on: { click: () => this.setZoom(this.zoom * (d > 0 ? 2 : 0.5)) },
     });
+    this.legend = el('p', { class: 'hint hm-legend', text: t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) }) });
     this.strip = el('div', { class: 'hm-strip' });
     this.pageBox = el('div', { class: 'hm-page' });
     this.details = el('details', { class: 'hm-table' }, [el('summary', { text: t('heat.table') }), this.pageBox]);
     this.page = -1;
     this.details.addEventListener('toggle', () => { if (this.details.open && this.page < 0) this.showPage(0); });
     this.table = el('div', { class: 'heatmap', attrs: { 'data-matrix-view': 'heatmap', 'data-heatmap': o.name } }, [
-      el('p', { class: 'hint hm-legend', text: t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) }) }),
+      this.legend,
       el('div', { class: 'hm-tools' }, [zbtn('heat.zoomOut', '−', -1), this.zoomText, zbtn('heat.zoomIn', '+', 1)]),
       el('div', { class: 'hm-wrap' }, [this.plane]),
       this.readout,
@@ -86,6 +98,50 @@ export class Heatmap {
     this.setZoom(this.zoom);
     this.showStrip(0);
     this.read(0, 0);
+  }
+
+  // the matrix as pixels (full) and the not-yet-revealed look (blank)
+  images(m) {
+    const { o } = this;
+    this.full = this.ctx2d.createImageData(m.cols, m.rows);
+    this.blank = this.ctx2d.createImageData(m.cols, m.rows);
+    const full = this.full.data;
+    const blank = this.blank.data;
+    for (let i = 0; i < m.rows * m.cols; i++) {
+      rgbInto(full, 4 * i, m.data[i], this.scale, o.weight && m.data[i] !== -Infinity);
+      blank[4 * i] = PENDING[0]; blank[4 * i + 1] = PENDING[1]; blank[4 * i + 2] = PENDING[2]; blank[4 * i + 3] = 255;
+    }
+  }
+
+  /** The next trace's matrix (same meaning; the shape may differ): redrawn in place, the focus
+   *  strip and an open page of the table rebuilt, zoom and cursor kept. */
+  update(m, o = this.o) {
+    const total = this.m.rows * this.m.cols;
+    const full = this.revealed >= total;
+    const resized = m.rows !== this.m.rows || m.cols !== this.m.cols;
+    this.m = m;
+    this.o = o;
+    this.scale = maxAbsFinite(m.data);
+    if (resized) {
+      if (this.shapeEl) this.shapeEl.textContent = `${m.rows} × ${m.cols}`;
+      this.canvas.width = m.cols;
+      this.canvas.height = m.rows;
+      this.canvas.setAttribute('aria-label', this.t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }));
+    }
+    this.images(m);
+    this.revealed = full ? m.rows * m.cols : Math.min(this.revealed, m.rows * m.cols);
+    this.ctx2d.putImageData(this.full, 0, 0);
+    if (this.revealed < m.rows * m.cols) this.paint(this.revealed, m.rows * m.cols, this.blank);
+    this.legend.textContent = this.t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) });
+    this.cursor = [Math.min(this.cursor[0], m.rows - 1), Math.min(this.cursor[1], m.cols - 1)];
+    for (const k of ['row', 'col', 'cell']) this.marks[k] = [];
+    const strip = Math.min(Math.max(0, this.stripRow), m.rows - 1);
+    this.stripRow = -1;
+    this.showStrip(strip);
+    if (resized) this.setZoom(this.zoom); else this.placeBoxes();
+    this.read(...this.cursor);
+    if (this.details.open) this.showPage(this.page); else this.page = -1;
+    return this;
   }
 
   setZoom(z) {
@@ -231,50 +287,37 @@ export class Heatmap {
     return this.spare;
   }
 
-  // the focus row as a one-row table of real cells
+  // the focus row as a one-row table of real cells (a MatrixTable of that row, kept and refreshed)
   showStrip(r) {
     if (r === this.stripRow) return;
     this.stripRow = r;
     const { m, o } = this;
-    const head = o.head ?? '';
-    const hr = el('tr', {}, [el('th', { class: 'corner', text: o.corner || '', attrs: { scope: 'col' } })]);
-    for (let c = 0; c < m.cols; c++) hr.append(el('th', { text: this.label(o.colLabels, c), attrs: { scope: 'col', 'data-col': c } }));
-    if (o.extra) hr.append(el('th', { class: 'extra', text: o.extra.title, attrs: { scope: 'col' } }));
-    const tr = el('tr', {}, [el('th', { text: this.label(o.rowLabels, r), attrs: { scope: 'row', 'data-row': r } })]);
-    const scale = o.scale ?? (o.weight ? 1 : this.scale);
-    this.stripCells = Array.from({ length: m.cols }, (_, c) => this.td(r, c, scale, head));
-    tr.append(...this.stripCells);
-    if (o.extra) {
-      const x = o.extra.values[r];
-      tr.append(el('td', { class: 'extra', text: fmt(x, 3), attrs: { 'data-matrix': o.extra.name, 'data-head': head, 'data-row': r, 'data-value': x } }));
+    const row = { rows: 1, cols: m.cols, data: m.data.subarray(r * m.cols, (r + 1) * m.cols) };
+    const so = {
+      name: o.name, head: o.head, colLabels: o.colLabels, corner: o.corner, weight: o.weight, digits: o.digits,
+      rowLabels: [this.label(o.rowLabels, r)], firstRow: r, scale: o.scale ?? (o.weight ? 1 : this.scale),
+      extra: o.extra ? { ...o.extra, values: [o.extra.values[r]] } : undefined,
+    };
+    const title = this.t('heat.row', { i: r + 1, row: this.label(o.rowLabels, r) });
+    if (this.stripTable && !o.extra === !this.stripTable.o.extra) {
+      this.stripTable.update(row, so);
+      this.stripTitle.textContent = title;
+      this.stripBox.setAttribute('aria-label', title);
+    } else {
+      this.stripTable = new MatrixTable(row, so);
+      if (o.onSelect) {
+        this.stripTable.table.classList.add('selectable');
+        this.stripTable.table.addEventListener('click', (ev) => {
+          const td = ev.target.closest('td[data-col]');
+          if (td && this.o.onSelect) { this.moveCursor(this.stripRow, +td.dataset.col); this.o.onSelect(this.stripRow, +td.dataset.col); }
+        });
+      }
+      this.stripTitle = el('p', { class: 'hm-strip-title', text: title });
+      this.stripBox = el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': title } }, [this.stripTable.table]);
+      this.strip.replaceChildren(this.stripTitle, this.stripBox);
     }
-    const table = el('table', { class: `matrix${o.weight ? ' weights' : ''}` }, [el('thead', {}, [hr]), el('tbody', {}, [tr])]);
-    if (o.onSelect) {
-      table.classList.add('selectable');
-      table.addEventListener('click', (ev) => {
-        const td = ev.target.closest('td[data-col]');
-        if (td) { this.moveCursor(r, +td.dataset.col); this.o.onSelect(r, +td.dataset.col); }
-      });
-    }
-    this.strip.replaceChildren(
-      el('p', { class: 'hm-strip-title', text: this.t('heat.row', { i: r + 1, row: this.label(o.rowLabels, r) }) }),
-      el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': this.t('heat.row', { i: r + 1, row: this.label(o.rowLabels, r) }) } }, [table]),
-    );
+    this.stripCells = this.stripTable.cells;
     this.pendStrip();
-  }
-
-  td(r, c, scale, head) {
-    const v = this.m.data[r * this.m.cols + c];
-    const td = document.createElement('td');
-    td.dataset.matrix = this.o.name;
-    td.dataset.head = head;
-    td.dataset.row = r;
-    td.dataset.col = c;
-    td.dataset.value = String(v);
-    td.textContent = fmt(v, this.o.digits);
-    if (v === -Infinity) td.className = 'neg-inf';
-    else td.style.backgroundColor = tint(v, scale, this.o.weight);
-    return td;
   }
 
   pendStrip() {
@@ -290,16 +333,11 @@ export class Heatmap {
     this.page = Math.max(0, Math.min(pages - 1, p));
     const lo = this.page * PAGE_ROWS;
     const hi = Math.min(m.rows, lo + PAGE_ROWS);
-    const head = o.head ?? '';
-    const scale = o.scale ?? (o.weight ? 1 : this.scale);
-    const hr = el('tr', {}, [el('th', { class: 'corner', text: o.corner || '', attrs: { scope: 'col' } })]);
-    for (let c = 0; c < m.cols; c++) hr.append(el('th', { text: this.label(o.colLabels, c), attrs: { scope: 'col' } }));
-    const body = el('tbody');
-    for (let r = lo; r < hi; r++) {
-      const tr = el('tr', {}, [el('th', { text: this.label(o.rowLabels, r), attrs: { scope: 'row' } })]);
-      for (let c = 0; c < m.cols; c++) tr.append(this.td(r, c, scale, head));
-      body.append(tr);
-    }
+    const page = new MatrixTable({ rows: hi - lo, cols: m.cols, data: m.data.subarray(lo * m.cols, hi * m.cols) }, {
+      name: o.name, head: o.head, colLabels: o.colLabels, corner: o.corner, weight: o.weight, digits: o.digits,
+      rowLabels: Array.from({ length: hi - lo }, (_, i) => this.label(o.rowLabels, lo + i)), firstRow: lo,
+      scale: o.scale ?? (o.weight ? 1 : this.scale), caption: t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
+    });
     const nav = (key, d, disabled) => el('button', {
       class: 'action small', text: t(key), attrs: { type: 'button', ...(disabled ? { disabled: '' } : {}) },
       on: { click: () => { this.showPage(this.page + d); this.pageBox.querySelector('button:not([disabled])')?.focus(); } },
@@ -311,7 +349,7 @@ export class Heatmap {
         nav('heat.next', 1, this.page === pages - 1),
       ]),
       el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': t('heat.rows', { a: lo + 1, b: hi, n: m.rows }) } },
-        [el('table', { class: 'matrix' }, [el('caption', { text: t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }) }), el('thead', {}, [hr]), body])]),
+        [page.table]),
     );
   }
 }

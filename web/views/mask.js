@@ -1,20 +1,31 @@
 // mask.js: stage 6. With the causal mask a query may not look at later keys: those cells become
 // −∞ (and weight 0 after softmax). Without it the matrix passes through unchanged.
 import { el, matrixBlock, rowOf } from './util.js';
-import { matrixView } from './heatmap.js';
+import { matrixView, refreshViews } from './heatmap.js';
 
 export class MaskStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
 
   units(model) { return model.result.trace.n; }
 
+  view(model) {
+    const h = model.state.head;
+    const labels = model.result.tokens.map((x) => x.text);
+    return [model.result.trace.head[h].masked, { t: this.ctx.t, name: 'masked', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k' }];
+  }
+
+  update(model) {
+    if (model.state.head !== this.model.state.head || model.result.trace.causal !== this.model.result.trace.causal) return false;
+    if (!refreshViews([[this.m, this.view(model)]])) return false;
+    this.model = model;
+    return true;
+  }
+
   render(model) {
     const { t, actions } = this.ctx;
     const tr = model.result.trace;
-    const h = model.state.head;
     this.model = model;
-    const labels = model.result.tokens.map((x) => x.text);
-    this.m = matrixView(tr.head[h].masked, { t, name: 'masked', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k' });
+    this.m = matrixView(...this.view(model));
     const toggle = el('button', {
       class: 'action', text: tr.causal ? t('mask.turnOff') : t('mask.turnOn'),
       attrs: { type: 'button' }, on: { click: () => actions.setSetting('causal', !tr.causal) },

@@ -1,83 +1,153 @@
 // mix.js: stage 8. The focus token's output is the weighted sum of the V rows. Each key's share
 // is drawn as a stacked bar, and its contribution w·V_j per column comes from core.dotSteps
 // (the products of the weight row with a V column), so nothing is multiplied here.
-import { el, fmt, pct, matrixBlock, rowOf, colOf, tint, maxAbsFinite } from './util.js';
-import { matrixView } from './heatmap.js';
+import { el, fmt, pct, matrixBlock, rowOf, colOf, tint, maxAbsFinite, setText } from './util.js';
+import { matrixView, refreshViews } from './heatmap.js';
+
+// list grows with make(j) or shrinks (removing the dropped items' nodes) to n items
+function resize(list, n, make) {
+  while (list.length > n) { const x = list.pop(); (x.tr || x).remove(); }
+  while (list.length < n) list.push(make(list.length));
+}
+
+const MANY = 16;   // more keys than this: the table lists the TOP heaviest
+const TOP = 8;
 
 const PALETTE = ['#1d4ed8', '#b45309', '#047857', '#9333ea', '#be123c', '#0e7490', '#4d7c0f', '#a21caf'];
 
 export class MixStage {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+  constructor(root, ctx) { this.root = root; this.ctx = ctx; this.showAll = false; }
 
   units(model) { return model.result.trace.n; }
 
+  view(model) {
+    const tr = model.result.trace;
+    const h = model.state.head;
+    const labels = model.result.tokens.map((x) => x.text);
+    const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
+    return [tr.head[h].output, { t: this.ctx.t, name: 'head_output', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' }];
+  }
+
+  update(model) {
+    if (model.state.head !== this.model.state.head || model.result.trace.dK !== this.model.result.trace.dK) return false;
+    if (!refreshViews([[this.out, this.view(model)]])) return false;
+    this.model = model;
+    this.fill();
+    return true;
+  }
+
   render(model) {
+    const { t } = this.ctx;
+    const tr = model.result.trace;
+    this.model = model;
+    this.stack = el('div', { class: 'stack', attrs: { role: 'img' } });
+    this.segs = [];
+    this.rows = [];
+    this.moreText = el('span');
+    this.moreButton = el('button', { class: 'action small', attrs: { type: 'button' },
+      on: { click: () => { this.showAll = !this.showAll; this.fill(); this.show(this.k); } } });
+    this.moreRow = el('tr', { class: 'more' }, [el('td', { attrs: { colspan: 5 + tr.dK } }, [this.moreText, ' ', this.moreButton])]);
+    this.body = el('tbody', {}, [this.moreRow]);
+    this.outCells = Array.from({ length: tr.dK }, (_, c) => el('td', { attrs: { 'data-matrix': 'output', 'data-col': c } }));
+    this.outHead = el('th', { attrs: { scope: 'row', colspan: 5 } });
+    this.caption = el('caption');
+    this.title = el('h4');
+    this.scroller = el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group' } }, [el('table', { class: 'mix' }, [
+      this.caption,
+      el('thead', {}, [el('tr', {}, [el('th', { text: t('mix.key') }), el('th', { text: t('mix.weight') }), el('th'),
+        el('th', { text: 'V_j' }), el('th'), ...this.outCells.map((_, c) => el('th', { text: `c${c + 1}` }))])]),
+      this.body, el('tfoot', {}, [el('tr', { class: 'total' }, [this.outHead, ...this.outCells])]),
+    ])]);
+    this.out = matrixView(...this.view(model));
+    this.root.replaceChildren(
+      this.title, this.stack, this.scroller,
+      el('p', { class: 'hint', text: t('mix.why') }),
+      el('div', { class: 'row-blocks' }, [matrixBlock(t('mix.all'), `${tr.n} × ${tr.dK}`, this.out, t('mix.orient'))]),
+    );
+    this.fill();
+  }
+
+  // the focus token's shares (stacked bar) and one table row per key j: w_j × V_j = what j adds;
+  // rows and segments are kept and rewritten, so typing does not rebuild them
+  fill() {
     const { core, t } = this.ctx;
+    const model = this.model;
     const tr = model.result.trace;
     const h = model.state.head;
     const q = model.state.q;
     const head = tr.head[h];
-    this.model = model;
     const labels = model.result.tokens.map((x) => x.text);
     const w = rowOf(head.weights, q);
     this.w = w;
     // contributions[c].products[j] = w_qj * V[j][c]; .dot = output[q][c]
     const contrib = Array.from({ length: tr.dK }, (_, c) => core.dotSteps(w, colOf(head.V, c)));
     const scale = maxAbsFinite(head.V.data);
-    // stacked bar of shares (widths are the weights themselves)
-    this.stack = el('div', { class: 'stack', attrs: { role: 'img', 'aria-label': t('mix.stackLabel', { tok: labels[q] }) } });
-    this.segs = [...w].map((v, j) => {
-      const seg = el('span', { class: 'seg', attrs: { title: `${labels[j]} ${pct(v)}` } },
-        v >= 0.08 ? [el('span', { text: `${labels[j]} ${pct(v)}` })] : []);
-      seg.style.width = `${v * 100}%`;
+    const shares = t('mix.shares', { tok: labels[q] });
+    setText(this.title, shares);
+    this.stack.setAttribute('aria-label', t('mix.stackLabel', { tok: labels[q] }));
+    this.scroller.setAttribute('aria-label', shares);
+    setText(this.caption, t('mix.caption', { tok: labels[q] }));
+    setText(this.outHead, t('mix.output', { tok: labels[q] }));
+    resize(this.segs, tr.n, (j) => {
+      const seg = el('span', { class: 'seg' }, [el('span')]);
       seg.style.backgroundColor = PALETTE[j % PALETTE.length];
       this.stack.append(seg);
       return seg;
     });
-    // the table: one row per key j
-    const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
-    const body = el('tbody');
-    this.rows = [...w].map((v, j) => {
-      const cells = contrib.map((d, c) => {
-        const x = d.products[j];
-        const td = el('td', { text: fmt(x), attrs: { 'data-matrix': 'contrib', 'data-head': h, 'data-row': j, 'data-col': c, 'data-value': x } });
-        td.style.backgroundColor = tint(x, scale);
-        return td;
-      });
-      const sw = el('span', { class: 'swatch' });
-      sw.style.backgroundColor = PALETTE[j % PALETTE.length];
-      const tr_ = el('tr', {}, [
-        el('th', { attrs: { scope: 'row' } }, [sw, el('span', { text: labels[j] })]),
-        el('td', { class: 'w', text: pct(v), attrs: { 'data-matrix': 'weights', 'data-head': h, 'data-row': q, 'data-col': j, 'data-value': v } }),
-        el('td', { class: 'times', text: '×' }),
-        el('td', { class: 'vrow', text: `[${[...rowOf(head.V, j)].map((x) => fmt(x)).join(', ')}]` }),
-        el('td', { class: 'times', text: '=' }),
-        ...cells,
-      ]);
-      body.append(tr_);
-      return tr_;
+    [...w].forEach((v, j) => {
+      const seg = this.segs[j];
+      seg.title = `${labels[j]} ${pct(v)}`;
+      seg.style.width = `${v * 100}%`;
+      setText(seg.firstChild, v >= 0.08 ? `${labels[j]} ${pct(v)}` : '');
     });
-    const outRow = el('tr', { class: 'total' }, [
-      el('th', { text: t('mix.output', { tok: labels[q] }), attrs: { scope: 'row', colspan: 5 } }),
-      ...[...rowOf(head.output, q)].map((x, c) => el('td', { text: fmt(x), attrs: { 'data-matrix': 'output', 'data-head': h, 'data-row': q, 'data-col': c, 'data-value': x } })),
-    ]);
-    const table = el('table', { class: 'mix' }, [
-      el('caption', { text: t('mix.caption', { tok: labels[q] }) }),
-      el('thead', {}, [el('tr', {}, [el('th', { text: t('mix.key') }), el('th', { text: t('mix.weight') }), el('th'),
-        el('th', { text: 'V_j' }), el('th'), ...kdims.map((d) => el('th', { text: `c${d}` }))])]),
-      body, el('tfoot', {}, [outRow]),
-    ]);
-    this.out = matrixView(head.output, { t, name: 'head_output', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' });
-    this.root.replaceChildren(
-      el('h4', { text: t('mix.shares', { tok: labels[q] }) }), this.stack,
-      el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': t('mix.shares', { tok: labels[q] }) } }, [table]),
-      el('p', { class: 'hint', text: t('mix.why') }),
-      el('div', { class: 'row-blocks' }, [matrixBlock(t('mix.all'), `${tr.n} × ${tr.dK}`, this.out, t('mix.orient'))]),
-    );
+    // one row per key; with many keys only the TOP heaviest, in sentence order (a row of 64
+    // keys is not read, and rewriting it on every keystroke costs a frame)
+    const order = [...w.keys()].sort((a, b) => w[b] - w[a]);
+    const many = tr.n > MANY;
+    const shown = many && !this.showAll ? order.slice(0, TOP).sort((a, b) => a - b) : [...w.keys()];
+    resize(this.rows, shown.length, () => {
+      const row = {
+        sw: el('span', { class: 'swatch' }), label: el('span'), w: el('td', { class: 'w', attrs: { 'data-matrix': 'weights' } }),
+        v: el('td', { class: 'vrow' }),
+        cells: Array.from({ length: tr.dK }, (_, c) => el('td', { attrs: { 'data-matrix': 'contrib', 'data-col': c } })),
+      };
+      row.tr = el('tr', {}, [el('th', { attrs: { scope: 'row' } }, [row.sw, row.label]), row.w, el('td', { class: 'times', text: '×' }),
+        row.v, el('td', { class: 'times', text: '=' }), ...row.cells]);
+      this.body.insertBefore(row.tr, this.moreRow);
+      return row;
+    });
+    const hidden = many && !this.showAll ? order.slice(TOP) : [];
+    this.moreRow.hidden = !many;
+    setText(this.moreText, hidden.length ? t('mix.more', { n: hidden.length, p: pct(w[hidden[0]]), all: tr.n }) : '');
+    setText(this.moreButton, this.showAll ? t('mix.showTop', { k: TOP }) : t('mix.showAll', { all: tr.n }));
+    shown.forEach((j, slot) => {
+      const v = w[j];
+      const row = this.rows[slot];
+      row.j = j;
+      row.sw.style.backgroundColor = PALETTE[j % PALETTE.length];
+      setText(row.label, labels[j]);
+      Object.assign(row.w.dataset, { head: h, row: q, col: j, value: String(v) });
+      setText(row.w, pct(v));
+      setText(row.v, `[${[...rowOf(head.V, j)].map((x) => fmt(x)).join(', ')}]`);
+      row.cells.forEach((td, c) => {
+        const x = contrib[c].products[j];
+        td.dataset.head = h;
+        td.dataset.row = j;
+        td.dataset.value = String(x);
+        setText(td, fmt(x));
+        td.style.backgroundColor = tint(x, scale);
+      });
+    });
+    const o = rowOf(head.output, q);
+    this.outCells.forEach((td, c) => {
+      Object.assign(td.dataset, { head: h, row: q, value: String(o[c]) });
+      setText(td, fmt(o[c]));
+    });
   }
 
   show(k) {
-    this.rows.forEach((r, j) => r.classList.toggle('pending', j >= k));
+    this.k = k;
+    this.rows.forEach((r) => r.tr.classList.toggle('pending', r.j >= k));
     this.segs.forEach((s, j) => s.classList.toggle('pending', j >= k));
     this.out.mark('row', [this.model.state.q]);
   }

@@ -2,7 +2,7 @@
 // as row-times-column: row i of X meets column c of W, and the products add up to one number.
 // The products come from core.dotSteps; the result cells from the trace.
 import { el, fmt, matrixBlock, rowOf, colOf } from './util.js';
-import { matrixView } from './heatmap.js';
+import { matrixView, refreshViews } from './heatmap.js';
 
 const ROLES = ['Q', 'K', 'V'];
 
@@ -11,23 +11,45 @@ export class ProjectStage {
 
   units(model) { const tr = model.result.trace; return 3 * tr.n * tr.dK; }
 
-  render(model) {
+  // the matrices shown, as matrixView's arguments (render builds them, update refreshes them)
+  views(model) {
     const { t } = this.ctx;
     const tr = model.result.trace;
     const h = model.state.head;
     const head = tr.head[h];
-    this.model = model;
-    this.sel = null;
     const labels = model.result.tokens.map((x) => x.text);
     const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
     const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
-    this.x = matrixView(tr.X, { t, name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d' });
-    this.w = ROLES.map((r) => matrixView(head[`W_${r}`], { t, name: `W_${r}`, head: h, rowLabels: dims, colLabels: kdims, corner: 'd \\ c' }));
-    this.out = ROLES.map((r) => matrixView(head[r], {
-      t,
-      name: r, head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c',
-      onSelect: (i, c) => { this.sel = [i, c]; this.show(this.k); },
-    }));
+    return {
+      x: [tr.X, { t, name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d' }],
+      w: ROLES.map((r) => [head[`W_${r}`], { t, name: `W_${r}`, head: h, rowLabels: dims, colLabels: kdims, corner: 'd \\ c' }]),
+      out: ROLES.map((r) => [head[r], {
+        t,
+        name: r, head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c',
+        onSelect: (i, c) => { this.sel = [i, c]; this.show(this.k); },
+      }]),
+    };
+  }
+
+  update(model) {
+    if (model.state.head !== this.model.state.head) return false;
+    const v = this.views(model);
+    const pairs = [[this.x, v.x], ...this.w.map((w, i) => [w, v.w[i]]), ...this.out.map((o, i) => [o, v.out[i]])];
+    if (!refreshViews(pairs)) return false;
+    this.model = model;
+    if (this.sel && this.sel[0] >= model.result.trace.n) this.sel = null;
+    return true;
+  }
+
+  render(model) {
+    const { t } = this.ctx;
+    const tr = model.result.trace;
+    this.model = model;
+    this.sel = null;
+    const v = this.views(model);
+    this.x = matrixView(...v.x);
+    this.w = v.w.map((a) => matrixView(...a));
+    this.out = v.out.map((a) => matrixView(...a));
     this.tabs = ROLES.map((r, idx) => el('button', {
       class: `role role-${r}`, attrs: { type: 'button', role: 'tab', 'aria-selected': idx === this.role },
       on: { click: () => { this.role = idx; this.sel = null; this.ctx.actions.scrubTo(this.units(this.model)); this.show(this.k); } },

@@ -1,29 +1,49 @@
 // score.js: stage 4. scores = Q Kᵀ fills cell by cell. A selected cell (i, j) is explained with
 // core.dotSteps: q_i and k_j side by side, their products, the sum, the norms and the angle.
 import { el, svg, fmt, matrixBlock, rowOf } from './util.js';
-import { matrixView } from './heatmap.js';
+import { matrixView, refreshViews } from './heatmap.js';
 
 export class ScoreStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; this.sel = null; }
 
   units(model) { const n = model.result.trace.n; return n * n; }
 
-  render(model) {
+  // the matrices shown, as matrixView's arguments (render builds them, update refreshes them)
+  views(model) {
     const { t } = this.ctx;
     const tr = model.result.trace;
     const h = model.state.head;
     const head = tr.head[h];
-    this.model = model;
-    this.sel = null;
     const labels = model.result.tokens.map((x) => x.text);
     const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
-    this.q = matrixView(head.Q, { t, name: 'Q', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' });
-    this.kt = matrixView(head.K, { t, name: 'K', head: h, rowLabels: labels, colLabels: kdims, corner: 'j \\ c' });
-    this.s = matrixView(head.scores, {
-      t,
-      name: 'scores', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k',
-      onSelect: (i, j) => { this.sel = [i, j]; this.show(this.k); this.ctx.actions.announce(this.narrate(this.k)); },
-    });
+    return [
+      [head.Q, { t, name: 'Q', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' }],
+      [head.K, { t, name: 'K', head: h, rowLabels: labels, colLabels: kdims, corner: 'j \\ c' }],
+      [head.scores, {
+        t,
+        name: 'scores', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k',
+        onSelect: (i, j) => { this.sel = [i, j]; this.show(this.k); this.ctx.actions.announce(this.narrate(this.k)); },
+      }],
+    ];
+  }
+
+  update(model) {
+    if (model.state.head !== this.model.state.head) return false;
+    const v = this.views(model);
+    if (!refreshViews([[this.q, v[0]], [this.kt, v[1]], [this.s, v[2]]])) return false;
+    this.model = model;
+    const n = model.result.trace.n;
+    if (this.sel && (this.sel[0] >= n || this.sel[1] >= n)) this.sel = null;
+    return true;
+  }
+
+  render(model) {
+    const { t } = this.ctx;
+    const tr = model.result.trace;
+    this.model = model;
+    this.sel = null;
+    const v = this.views(model);
+    [this.q, this.kt, this.s] = v.map((a) => matrixView(...a));
     this.detail = el('div', { class: 'detail' });
     this.root.replaceChildren(
       el('div', { class: 'row-blocks' }, [

@@ -1,57 +1,72 @@
 // softmax.js: stage 7. One row at a time, with core.softmaxSteps: subtract the max, exponentiate
 // (bars), add up, divide. The full weight matrix shows each row's sum, which is 1.
-import { el, fmt, pct, matrixBlock, rowOf, barList } from './util.js';
-import { matrixView } from './heatmap.js';
+import { el, fmt, pct, matrixBlock, rowOf, BarList, setText } from './util.js';
+import { matrixView, refreshViews } from './heatmap.js';
 
 export class SoftmaxStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
 
   units() { return 4; }
 
-  render(model) {
-    const { core, t } = this.ctx;
+  view(model) {
     const tr = model.result.trace;
     const h = model.state.head;
-    const q = model.state.q;
     const head = tr.head[h];
-    this.model = model;
     const labels = model.result.tokens.map((x) => x.text);
-    this.steps = core.softmaxSteps(rowOf(head.masked, q), tr.temperature);
-    const st = this.steps;
     // row sums: a check on what is shown, not part of the computation
     const sums = Array.from({ length: tr.n }, (_, r) => rowOf(head.weights, r).reduce((a, v) => a + v, 0));
-    this.w = matrixView(head.weights, {
-      t,
+    return [head.weights, {
+      t: this.ctx.t,
       name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true,
       extra: { title: 'Σ', values: sums, name: 'rowsum' },
-    });
-    const tempNote = tr.temperature !== 1 ? t('softmax.temp', { temp: fmt(tr.temperature) }) : '';
-    this.phases = [
-      el('section', { class: 'phase' }, [el('h4', { text: t('softmax.p0', { tok: labels[q] }) }),
-        this.rowTable(labels, st.input, 'input')]),
-      el('section', { class: 'phase' }, [el('h4', { text: t('softmax.p1', { max: fmt(st.max, 3) }) + tempNote }),
-        this.rowTable(labels, st.shifted, 'shifted')]),
-      el('section', { class: 'phase' }, [el('h4', { text: t('softmax.p2') }),
-        barList(labels, [...st.exps], { max: 1, name: 'exps', head: h, row: q })]),
-      el('section', { class: 'phase' }, [el('h4', { text: t('softmax.p3', { sum: fmt(st.sum, 4) }) })]),
-      el('section', { class: 'phase' }, [el('h4', { text: t('softmax.p4') }),
-        barList(labels, [...st.weights], { max: 1, asPct: true })]),
-    ];
+    }];
+  }
+
+  update(model) {
+    if (model.state.head !== this.model.state.head) return false;
+    if (!refreshViews([[this.w, this.view(model)]])) return false;
+    this.model = model;
+    this.fill();
+    return true;
+  }
+
+  render(model) {
+    const { t } = this.ctx;
+    const tr = model.result.trace;
+    this.model = model;
+    this.w = matrixView(...this.view(model));
+    this.titles = Array.from({ length: 5 }, () => el('h4'));
+    this.rows = [new RowTable('input'), new RowTable('shifted')];
+    this.bars = [new BarList(), new BarList()];
+    const parts = [[this.rows[0].el], [this.rows[1].el], [this.bars[0].el], [], [this.bars[1].el]];
+    this.phases = parts.map((p, i) => el('section', { class: 'phase' }, [this.titles[i], ...p]));
     this.root.replaceChildren(
       el('div', { class: 'phases' }, this.phases),
       el('div', { class: 'row-blocks' }, [
         matrixBlock(t('softmax.title'), `${tr.n} × ${tr.n}`, this.w, `${t('orient')} · Σ = ${t('softmax.sums')}`),
       ]),
     );
+    this.fill();
   }
 
-  rowTable(labels, values, name) {
-    return el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': name } }, [el('table', { class: 'dot' }, [
-      el('thead', {}, [el('tr', {}, labels.map((l) => el('th', { text: l })))]),
-      el('tbody', {}, [el('tr', {}, [...values].map((v, j) => el('td', {
-        class: v === -Infinity ? 'neg-inf' : '', text: fmt(v, 3), attrs: { 'data-matrix': name, 'data-col': j, 'data-value': v },
-      })))]),
-    ])]);
+  // the focus row's five phases, from core.softmaxSteps (rewritten in place)
+  fill() {
+    const { core, t } = this.ctx;
+    const model = this.model;
+    const tr = model.result.trace;
+    const h = model.state.head;
+    const q = model.state.q;
+    const labels = model.result.tokens.map((x) => x.text);
+    this.steps = core.softmaxSteps(rowOf(tr.head[h].masked, q), tr.temperature);
+    const st = this.steps;
+    const tempNote = tr.temperature !== 1 ? t('softmax.temp', { temp: fmt(tr.temperature) }) : '';
+    const titles = [t('softmax.p0', { tok: labels[q] }), t('softmax.p1', { max: fmt(st.max, 3) }) + tempNote,
+      t('softmax.p2'), t('softmax.p3', { sum: fmt(st.sum, 4) }), t('softmax.p4')];
+    this.titles.forEach((e, i) => setText(e, titles[i]));
+    this.rows[0].update(labels, st.input);
+    this.rows[1].update(labels, st.shifted);
+    this.bars[0].update(labels, [...st.exps], { max: 1, name: 'exps', head: h, row: q });
+    this.bars[1].update(labels, [...st.weights], { max: 1, asPct: true });
   }
 
   show(k) {
@@ -70,5 +85,31 @@ export class SoftmaxStage {
     let best = 0;
     for (let j = 1; j < w.length; j++) if (w[j] > w[best]) best = j;
     return this.ctx.t('narr.softmax', { tok: labels[q], p: pct(w[best]), key: labels[best] });
+  }
+}
+
+// one row of numbers under the token labels (a phase of the focus row), rewritten in place
+class RowTable {
+  constructor(name) {
+    this.name = name;
+    this.head = el('tr');
+    this.body = el('tr');
+    this.el = el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': name } },
+      [el('table', { class: 'dot' }, [el('thead', {}, [this.head]), el('tbody', {}, [this.body])])]);
+  }
+
+  update(labels, values) {
+    while (this.body.children.length > values.length) { this.body.lastChild.remove(); this.head.lastChild.remove(); }
+    while (this.body.children.length < values.length) {
+      this.head.append(el('th'));
+      this.body.append(el('td', { attrs: { 'data-matrix': this.name, 'data-col': this.body.children.length } }));
+    }
+    [...values].forEach((v, j) => {
+      setText(this.head.children[j], labels[j]);
+      const td = this.body.children[j];
+      td.className = v === -Infinity ? 'neg-inf' : '';
+      td.dataset.value = String(v);
+      setText(td, fmt(v, 3));
+    });
   }
 }

@@ -12,6 +12,11 @@ export function el(tag, opts = {}, children = []) {
   return e;
 }
 
+/** Sets a node's text only when it differs (a write invalidates layout even when equal). */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 export function svg(tag, attrs = {}) {
   const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -46,73 +51,152 @@ export function maxAbsFinite(data) {
 }
 
 /** Background tint for a value: blue for positive, orange for negative, light enough that dark
- *  text keeps a contrast above 4.5:1. `weight` mode: 0..1 in one green hue. */
+ *  text keeps a contrast above 4.5:1. `weight` mode: 0..1 in one green hue. Two decimals of
+ *  alpha (invisible steps), so a small change of scale repaints few cells. */
 export function tint(v, scale, weight = false) {
   if (!Number.isFinite(v)) return '';
   const a = Math.min(1, Math.abs(v) / scale);
-  if (weight) return `rgba(22, 163, 74, ${(0.08 + 0.5 * a).toFixed(3)})`;
-  return v >= 0 ? `rgba(37, 99, 235, ${(0.06 + 0.42 * a).toFixed(3)})`
-    : `rgba(234, 88, 12, ${(0.06 + 0.42 * a).toFixed(3)})`;
+  if (weight) return `rgba(22, 163, 74, ${(0.08 + 0.5 * a).toFixed(2)})`;
+  return v >= 0 ? `rgba(37, 99, 235, ${(0.06 + 0.42 * a).toFixed(2)})`
+    : `rgba(234, 88, 12, ${(0.06 + 0.42 * a).toFixed(2)})`;
 }
 
 /**
  * A matrix as a DOM table. Every cell carries data-matrix, data-head, data-row, data-col and
  * data-value (full precision), so tests and assistive tools read exactly what is shown.
+ * update() refreshes it in place for the next trace: rows and columns added or removed at the
+ * end, and only the cells whose value or tint changed are touched (typing stays within a frame).
  */
 export class MatrixTable {
   /**
    * @param {object} m {rows, cols, data}
    * @param {object} o {name, head, caption, rowLabels, colLabels, corner, weight, scale,
-   *                    onSelect(r, c), digits, extra: {title, values, name}}  (extra: one more
-   *                    column after the matrix, e.g. row sums; not part of the matrix)
+   *                    onSelect(r, c), digits, extra: {title, values, name}, firstRow}
+   *   extra: one more column after the matrix, e.g. row sums; not part of the matrix.
+   *   firstRow: m holds rows firstRow.. of a larger matrix (data-row says so); not with onSelect.
    */
   constructor(m, o) {
-    this.m = m;
+    this.m = { rows: 0, cols: 0, data: new Float32Array(0) };
     this.o = o;
-    this.revealed = m.rows * m.cols;
+    this.revealed = 0;
     this.marks = { row: [], col: [], cell: [] };
-    const scale = o.scale ?? (o.weight ? 1 : maxAbsFinite(m.data));
     const table = el('table', { class: `matrix${o.weight ? ' weights' : ''}${o.onSelect ? ' selectable' : ''}` });
     if (o.caption) table.append(el('caption', { text: o.caption }));
-    const thead = el('thead');
-    const hr = el('tr', {}, [el('th', { class: 'corner', text: o.corner || '', attrs: { scope: 'col' } })]);
-    for (let c = 0; c < m.cols; c++) {
-      hr.append(el('th', { text: o.colLabels ? o.colLabels[c] : String(c + 1), attrs: { scope: 'col', 'data-col': c } }));
-    }
-    if (o.extra) hr.append(el('th', { class: 'extra', text: o.extra.title, attrs: { scope: 'col' } }));
-    thead.append(hr);
-    const tbody = el('tbody');
-    this.cells = new Array(m.rows * m.cols);
-    this.rowHeads = [];
-    this.colHeads = [...hr.children].slice(1);
-    const head = o.head ?? '';
-    for (let r = 0; r < m.rows; r++) {
-      const th = el('th', { text: o.rowLabels ? o.rowLabels[r] : String(r + 1), attrs: { scope: 'row', 'data-row': r } });
-      this.rowHeads.push(th);
-      const tr = el('tr', {}, [th]);
-      for (let c = 0; c < m.cols; c++) {
-        const v = m.data[r * m.cols + c];
-        const td = document.createElement('td');
-        td.dataset.matrix = o.name;
-        td.dataset.head = head;
-        td.dataset.row = r;
-        td.dataset.col = c;
-        td.dataset.value = String(v);
-        td.textContent = fmt(v, o.digits);
-        if (v === -Infinity) td.className = 'neg-inf';
-        else td.style.backgroundColor = tint(v, scale, o.weight);
-        tr.append(td);
-        this.cells[r * m.cols + c] = td;
-      }
-      if (o.extra) {
-        const x = o.extra.values[r];
-        tr.append(el('td', { class: 'extra', text: fmt(x, 3), attrs: { 'data-matrix': o.extra.name, 'data-head': head, 'data-row': r, 'data-value': x } }));
-      }
-      tbody.append(tr);
-    }
-    table.append(thead, tbody);
+    this.headRow = el('tr', {}, [el('th', { class: 'corner', text: o.corner || '', attrs: { scope: 'col' } })]);
+    this.extraHead = o.extra ? el('th', { class: 'extra', text: o.extra.title, attrs: { scope: 'col' } }) : null;
+    if (this.extraHead) this.headRow.append(this.extraHead);
+    this.tbody = el('tbody');
+    table.append(el('thead', {}, [this.headRow]), this.tbody);
     this.table = table;
+    this.colHeads = [];
+    this.rowHeads = [];
+    this.rowEls = [];     // per row: {tr, cells: [td], extra: td|null}
+    this.cells = [];
+    this.shown = [];      // per cell: [value, text, tint, scale] as written (update() writes only changes)
+    this.firstRow = o.firstRow ?? 0;
     if (o.onSelect) this.makeSelectable();
+    this.update(m, o);
+  }
+
+  /** The next trace's matrix (same meaning; the shape may differ). Labels and extra come from o. */
+  update(m, o = this.o) {
+    const prev = this.m;
+    this.o = o;
+    const scale = o.scale ?? (o.weight ? 1 : maxAbsFinite(m.data));
+    const resized = prev.rows !== m.rows || prev.cols !== m.cols;
+    // columns: header cells, then every kept row's cells
+    while (this.colHeads.length > m.cols) this.colHeads.pop().remove();
+    while (this.colHeads.length < m.cols) {
+      const c = this.colHeads.length;
+      const th = el('th', { attrs: { scope: 'col', 'data-col': c } });
+      this.headRow.insertBefore(th, this.extraHead);
+      this.colHeads.push(th);
+    }
+    this.colHeads.forEach((th, c) => setText(th, o.colLabels ? o.colLabels[c] : String(c + 1)));
+    while (this.rowEls.length > m.rows) this.rowEls.pop().tr.remove();
+    this.rowHeads.length = this.rowEls.length;
+    this.rowEls.forEach((row, r) => {
+      while (row.cells.length > m.cols) row.cells.pop().remove();
+      while (row.cells.length < m.cols) row.tr.insertBefore(this.newCell(r, row.cells.length), row.extra);
+    });
+    while (this.rowEls.length < m.rows) this.addRow(this.rowEls.length, m.cols);
+    if ((o.firstRow ?? 0) !== this.firstRow) {
+      this.firstRow = o.firstRow ?? 0;
+      this.rowEls.forEach((row, r) => {
+        for (const e of [this.rowHeads[r], ...row.cells, row.extra]) if (e) e.dataset.row = this.firstRow + r;
+      });
+    }
+    this.rowHeads.forEach((th, r) => setText(th, o.rowLabels ? o.rowLabels[r] : String(r + 1)));
+    if (resized) {
+      if (this.shapeEl) this.shapeEl.textContent = `${m.rows} × ${m.cols}`;
+      this.cells = this.rowEls.flatMap((row) => row.cells);
+      const shown = new Array(m.rows * m.cols);
+      for (let r = 0; r < m.rows; r++) {
+        for (let c = 0; c < m.cols; c++) shown[r * m.cols + c] = r < prev.rows && c < prev.cols ? this.shown[r * prev.cols + c] : null;
+      }
+      this.shown = shown;
+    }
+    this.m = m;
+    for (let i = 0; i < this.cells.length; i++) this.paintCell(i, m.data[i], scale);
+    if (o.extra) {
+      this.rowEls.forEach((row, r) => {
+        const x = o.extra.values[r];
+        if (row.extra.dataset.value !== String(x)) { row.extra.dataset.value = String(x); row.extra.textContent = fmt(x, 3); }
+      });
+    }
+    if (resized) {
+      // a fully shown table stays fully shown; a partly revealed one keeps its count
+      const full = this.revealed >= prev.rows * prev.cols;
+      this.revealed = full ? this.cells.length : Math.min(this.revealed, this.cells.length);
+      this.cells.forEach((td, i) => td.classList.toggle('pending', i >= this.revealed));
+      if (o.onSelect) {
+        if (this.active >= this.cells.length) this.active = 0;
+        this.cells[this.active]?.setAttribute('tabindex', '0');
+      }
+    }
+    return this;
+  }
+
+  addRow(r, cols) {
+    const th = el('th', { attrs: { scope: 'row', 'data-row': this.firstRow + r } });
+    const tr = el('tr', {}, [th]);
+    const row = { tr, cells: [], extra: null };
+    this.rowEls.push(row);
+    this.rowHeads.push(th);
+    for (let c = 0; c < cols; c++) tr.append(this.newCell(r, c));
+    if (this.o.extra) {
+      row.extra = el('td', { class: 'extra', attrs: { 'data-matrix': this.o.extra.name, 'data-head': this.o.head ?? '', 'data-row': this.firstRow + r } });
+      tr.append(row.extra);
+    }
+    this.tbody.append(tr);
+  }
+
+  // a blank cell of row r, column c (painted by update); kept in rowEls
+  newCell(r, c) {
+    const td = document.createElement('td');
+    td.dataset.matrix = this.o.name;
+    td.dataset.head = this.o.head ?? '';
+    td.dataset.row = this.firstRow + r;
+    td.dataset.col = c;
+    if (this.o.onSelect) td.setAttribute('tabindex', '-1');
+    this.rowEls[r].cells.push(td);
+    return td;
+  }
+
+  // writes only what changed: the value, the text, the tint (same value and scale: nothing)
+  paintCell(i, v, scale) {
+    const was = this.shown[i];
+    if (was && Object.is(was[0], v) && was[3] === scale) return;
+    const td = this.cells[i];
+    const text = fmt(v, this.o.digits);
+    const bg = v === -Infinity ? null : tint(v, scale, this.o.weight);
+    if (!was || !Object.is(was[0], v)) td.dataset.value = String(v);
+    if (!was || was[1] !== text) td.textContent = text;
+    if (!was || was[2] !== bg) {
+      td.classList.toggle('neg-inf', bg === null);
+      td.style.backgroundColor = bg ?? '';
+    }
+    this.shown[i] = [v, text, bg, scale];
   }
 
   cell(r, c) { return this.cells[r * this.m.cols + c]; }
@@ -149,8 +233,7 @@ export class MatrixTable {
 
   // One cell is in the tab order; arrow keys move, Enter/Space/click select (a roving tabindex).
   makeSelectable() {
-    this.active = 0;
-    this.cells.forEach((td, i) => td.setAttribute('tabindex', i === 0 ? '0' : '-1'));
+    this.active = 0;   // new cells get tabindex -1 (newCell); update() gives the active one 0
     this.table.addEventListener('click', (ev) => {
       const td = ev.target.closest('td');
       if (!td) return;
@@ -187,8 +270,9 @@ export class MatrixTable {
 
 /** A labelled matrix block: title, shape line, orientation note, and the table in a scroller. */
 export function matrixBlock(title, shape, table, note) {
+  table.shapeEl = el('span', { class: 'mshape', text: shape });   // the view's update() rewrites it
   return el('figure', { class: 'mblock' }, [
-    el('figcaption', {}, [el('span', { class: 'mtitle', text: title }), el('span', { class: 'mshape', text: shape })]),
+    el('figcaption', {}, [el('span', { class: 'mtitle', text: title }), table.shapeEl]),
     note ? el('p', { class: 'orient', text: note }) : null,
     el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': title } }, [table.table]),
   ]);
@@ -196,20 +280,44 @@ export function matrixBlock(title, shape, table, note) {
 
 const LONG_LIST = 24;
 
-/** Horizontal bars for a row of non-negative values (weights, exps), with the number beside. */
-export function barList(labels, values, { max, name, head, row, digits = 3, asPct = false } = {}) {
-  const top = max ?? Math.max(...values.filter(Number.isFinite), 1e-12);
-  const list = el('ul', { class: 'bars' });
-  values.forEach((v, j) => {
-    const fill = el('span', { class: 'fill' });
-    fill.style.width = `${Number.isFinite(v) ? Math.max(0, Math.min(100, (v / top) * 100)) : 0}%`;
-    const val = el('span', { class: 'bval', text: asPct ? pct(v) : fmt(v, digits) });
-    if (name) {
-      Object.assign(val.dataset, { matrix: name, head: head ?? '', row: row ?? '', col: j, value: String(v) });
+/**
+ * Horizontal bars for a row of non-negative values (weights, exps), with the number beside.
+ * Kept between traces: update() rewrites the bars in place. A long list (many tokens) scrolls in
+ * its own box instead of making the page very tall.
+ */
+export class BarList {
+  constructor() {
+    this.list = el('ul', { class: 'bars' });
+    this.el = el('div', {}, [this.list]);
+    this.items = [];
+  }
+
+  /** opts: {max, name, head, row, digits, asPct}; name: the values carry data-matrix etc. */
+  update(labels, values, { max, name, head, row, digits = 3, asPct = false } = {}) {
+    const top = max ?? Math.max(...values.filter(Number.isFinite), 1e-12);
+    while (this.items.length > values.length) this.items.pop().li.remove();
+    while (this.items.length < values.length) {
+      const item = { label: el('span', { class: 'blabel' }), fill: el('span', { class: 'fill' }), val: el('span', { class: 'bval' }) };
+      item.li = el('li', {}, [item.label, el('span', { class: 'track' }, [item.fill]), item.val]);
+      this.list.append(item.li);
+      this.items.push(item);
     }
-    list.append(el('li', {}, [el('span', { class: 'blabel', text: labels[j] }), el('span', { class: 'track' }, [fill]), val]));
-  });
-  // a long list (many tokens) scrolls in its own box instead of making the page very tall
-  if (values.length > LONG_LIST) return el('div', { class: 'bars-scroll', attrs: { tabindex: '0', role: 'group', 'aria-label': labels.length ? `${labels[0]} … ${labels[labels.length - 1]}` : '' } }, [list]);
-  return list;
+    values.forEach((v, j) => {
+      const { label, fill, val } = this.items[j];
+      setText(label, labels[j]);
+      fill.style.width = `${Number.isFinite(v) ? Math.max(0, Math.min(100, (v / top) * 100)) : 0}%`;
+      setText(val, asPct ? pct(v) : fmt(v, digits));
+      if (name) Object.assign(val.dataset, { matrix: name, head: head ?? '', row: row ?? '', col: j, value: String(v) });
+    });
+    const long = values.length > LONG_LIST;
+    this.el.className = long ? 'bars-scroll' : '';
+    if (long) {
+      this.el.setAttribute('tabindex', '0');
+      this.el.setAttribute('role', 'group');
+      this.el.setAttribute('aria-label', `${labels[0]} … ${labels[labels.length - 1]}`);
+    } else {
+      for (const a of ['tabindex', 'role', 'aria-label']) this.el.removeAttribute(a);
+    }
+    return this;
+  }
 }

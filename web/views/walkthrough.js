@@ -37,7 +37,9 @@ export class Walkthrough {
 
   setTranslator(t) { this.ctx.t = t; this.buildNav(); this.drawn = -1; }
 
-  setModel(model) { this.model = model; this.drawn = -1; }
+  // A new trace (or focus/head): the shown stage refreshes in place if it can (update(model) !==
+  // false), else it is drawn anew; other stages are drawn when reached.
+  setModel(model) { this.model = model; this.stale = true; }
 
   units(stage) { return this.model ? this.stages[stage].units(this.model) : 0; }
 
@@ -45,7 +47,9 @@ export class Walkthrough {
     if (!this.model) return;
     const { t, stages } = this.ctx;
     const view = this.stages[snap.stage];
-    if (this.drawn !== snap.stage) {
+    const fresh = this.drawn === snap.stage && (!this.stale || (view.update && view.update(this.model) !== false));
+    this.stale = false;
+    if (!fresh) {
       const id = stages[snap.stage];
       this.dom.title.textContent = `${snap.stage + 1}. ${t(`stage.${id}.title`)}`;
       this.dom.what.textContent = t(`stage.${id}.what`);

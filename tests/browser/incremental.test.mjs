@@ -1,0 +1,107 @@
+// incremental.test.mjs: typing refreshes the shown stage in place (issue 7: a keystroke must
+// repaint within a frame, so tables are rewritten, not rebuilt). After keystrokes that keep, add
+// and remove tokens, the same table and canvas elements are still in the page and every shown
+// number equals the core's trace of the new text (computed in Node with the same module).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { newPage, setup, teardown, cells, renders, waitRender } from './harness.mjs';
+import { STAGES, coreSettings, parse } from '../../web/state.js';
+
+after(teardown);
+
+const WORDS = ['the', 'cat', 'sat', 'on', 'a', 'mat'];
+const sentence = (n) => Array.from({ length: n }, (_, i) => WORDS[i % WORDS.length]).join(' ');
+
+// the matrices each stage shows in full as table cells (head 0 unless said), by data-matrix name
+const SHOWN = {
+  embed: (r) => [['X', r.trace.X], ['E', r.embeddings], ['P', r.positions]],
+  project: (r) => [['Q', r.trace.head[0].Q], ['W_Q', r.trace.head[0].W_Q]],
+  score: (r) => [['Q', r.trace.head[0].Q], ['K', r.trace.head[0].K], ['scores', r.trace.head[0].scores]],
+  scale: (r) => [['scaled', r.trace.head[0].scaled]],
+  mask: (r) => [['masked', r.trace.head[0].masked]],
+  softmax: (r) => [['weights', r.trace.head[0].weights]],
+  mix: (r) => [['head_output', r.trace.head[0].output]],
+  heads: (r) => [['concat', r.trace.concat], ['output', r.trace.output]],
+};
+
+function assertShown(shown, m, label) {
+  assert.equal(shown.length, m.rows * m.cols, `${label}: ${shown.length} cells shown for ${m.rows} x ${m.cols}`);
+  const seen = new Set();
+  for (const c of shown) {
+    assert.ok(c.row < m.rows && c.col < m.cols, `${label}: cell (${c.row}, ${c.col}) is outside the matrix`);
+    seen.add(c.row * m.cols + c.col);
+    const v = m.data[c.row * m.cols + c.col];
+    if (v === -Infinity) assert.equal(c.value, -Infinity, `${label}[${c.row}][${c.col}]`);
+    else assert.ok(Math.abs(c.value - v) < 1e-6, `${label}[${c.row}][${c.col}]: shown ${c.value}, core ${v}`);
+  }
+  assert.equal(seen.size, m.rows * m.cols, `${label}: every cell once`);
+}
+
+async function typeKeys(page, keys) {
+  for (const k of keys) {
+    const before = await renders(page);
+    await page.keyboard.press(k);
+    await waitRender(page, before);
+  }
+}
+
+test('typing refreshes every stage in place: same elements, the new trace\'s numbers, shapes follow', async () => {
+  const { core } = await setup();
+  const { page, errors, open } = await newPage();
+  const search = `model=random&heads=2&dmodel=8&s=${encodeURIComponent(sentence(10))}`;
+  for (const [si, id] of STAGES.entries()) {
+    if (!SHOWN[id]) continue;
+    await open(`${search}&step=${si + 1}`);
+    // tag what is on screen now: if a keystroke rebuilt the stage, the tags would be gone
+    const tagged = await page.$$eval('#stage-body table.matrix', (ts) => { ts.forEach((t) => { t.dataset.kept = '1'; }); return ts.length; });
+    assert.ok(tagged > 0, `${id}: a table is shown`);
+    await page.focus('#text');
+    await page.keyboard.press('End');
+    // " dog" adds a token (10 -> 11), then Backspace x4 removes it again, then "x" changes the last word
+    for (const [keys, text] of [[[' ', 'd', 'o', 'g'], `${sentence(10)} dog`], [['Backspace', 'Backspace', 'Backspace', 'Backspace'], sentence(10)],
+      [['x'], `${sentence(10)}x`]]) {
+      await typeKeys(page, keys);
+      const want = core.trace(text, coreSettings(parse(search).state));
+      for (const [name, m] of SHOWN[id](want)) {
+        const shown = (await cells(page, name)).filter((c) => c.head === null || c.head === 0);
+        assertShown(shown, m, `${id} after typing "${text.slice(-5)}": ${name}`);
+      }
+      const shapes = await page.$$eval('#stage-body .mshape', (e) => e.map((x) => x.textContent));
+      assert.ok(shapes.some((s) => s.startsWith(`${want.trace.n} ×`)), `${id}: a shape line says ${want.trace.n} rows (${shapes.join(', ')})`);
+    }
+    const kept = await page.$$eval('#stage-body table.matrix[data-kept="1"]', (ts) => ts.length);
+    assert.equal(kept, tagged, `${id}: the ${tagged} tables were refreshed in place, not rebuilt`);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('64 tokens: heatmaps are redrawn in place and their focus row follows the new trace', async () => {
+  const { core } = await setup();
+  const { page, errors, open } = await newPage();
+  const search = `model=random&heads=4&dmodel=64&step=7&s=${encodeURIComponent(sentence(64))}`;
+  await open(search);
+  const tagged = await page.$$eval('#stage-body canvas.hm-canvas', (cs) => { cs.forEach((c) => { c.dataset.kept = '1'; }); return cs.length; });
+  assert.ok(tagged > 0, 'the weights are a heatmap at 64 tokens');
+  await page.focus('#text');
+  await page.keyboard.press('End');
+  await typeKeys(page, ['Backspace', 'Backspace', 'd', 'o', 'g']);   // "... sat on" -> "... sat dog"
+  const text = `${sentence(63)} dog`;
+  const want = core.trace(text, coreSettings(parse(search).state));
+  const q = await page.$eval('#stage-body .hm-strip td[data-matrix="weights"]', (td) => Number(td.dataset.row));
+  const strip = await cells(page, 'weights', '#stage-body .hm-strip');
+  assert.equal(strip.length, want.trace.n);
+  for (const c of strip) {
+    assert.equal(c.row, q);
+    assert.ok(Math.abs(c.value - want.trace.head[0].weights.data[q * want.trace.n + c.col]) < 1e-6, `weights[${q}][${c.col}]`);
+  }
+  assert.equal(await page.$$eval('#stage-body canvas.hm-canvas[data-kept="1"]', (cs) => cs.length), tagged, 'the canvases were kept');
+  // the mix stage lists the 8 heaviest keys, not 64 rows, and says how many are hidden
+  await page.click('#stage-nav li:nth-child(8) button');
+  await page.waitForSelector('body[data-stage="mix"]');
+  const rows = await page.$$eval('#stage-body table.mix tbody tr:not(.more)', (trs) => trs.length);
+  assert.equal(rows, 8);
+  assert.match(await page.textContent('#stage-body table.mix tr.more'), /56 more keys/);
+  await page.click('#stage-body table.mix tr.more button');
+  assert.equal(await page.$$eval('#stage-body table.mix tbody tr:not(.more)', (trs) => trs.length), 64);
+  assert.deepEqual(errors, []);
+});
