@@ -1,54 +1,112 @@
 // arcs.js: the link view. Queries on the left, keys on the right; lines from the focus query to
 // every key, thickness and label = that weight in the chosen head. Click a query to follow it.
+// It is drawn once and then updated in place (a keystroke changes a few attributes, not the SVG);
+// it only places the trace's weights, it computes none.
 import { el, svg, pct, rowOf } from './util.js';
 
 const ROW = 26;
 
+/** Sets an attribute only when it differs (null removes it): unchanged nodes cost no style work. */
+function attr(node, name, value) {
+  if (value == null) {
+    if (node.hasAttribute(name)) node.removeAttribute(name);
+    return;
+  }
+  const v = String(value);
+  if (node.getAttribute(name) !== v) node.setAttribute(name, v);
+}
+
+function text(node, value) {
+  if (node.textContent !== value) node.textContent = value;
+}
+
 export class ArcView {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.links = [];    // <path> per key with a weight above 0, in key order (each holds a <title>)
+    this.labels = [];   // [query <text>, key <text>] per token i; element i always stands for token i
+  }
+
+  /** The parts that stay: heading, orientation line, scroll box, the svg. */
+  build() {
+    this.heading = el('h3');
+    this.orient = el('p', { class: 'orient' });
+    // attributes are created in the order the full redraw used to write them, then only changed
+    this.scroll = el('div', { class: 'arcs-scroll', attrs: { role: 'group', 'aria-label': '' } });
+    this.pic = svg('svg', { viewBox: '0 0 320 0', class: 'arcs', role: 'img', 'aria-label': '' });
+    this.scroll.append(this.pic);
+    this.links = [];
+    this.labels = [];
+    this.root.replaceChildren(this.heading, this.orient, this.scroll);
+  }
+
+  /** A query label and a key label for token i; the query label follows token i when clicked. */
+  addLabels(i) {
+    const left = svg('text', { x: 98, y: 0, 'text-anchor': 'end', class: 'qtok' });
+    left.addEventListener('click', () => this.ctx.actions.setFocus(i));
+    const right = svg('text', { x: 222, y: 0, class: 'ktok', 'data-matrix': 'weights', 'data-head': '', 'data-row': '', 'data-col': '', 'data-value': '' });
+    this.pic.append(left, right);
+    return [left, right];
+  }
 
   update({ result, state }) {
-    const { t, actions } = this.ctx;
+    const { t } = this.ctx;
     const tr = result.trace;
+    const n = tr.n;
     const h = Math.min(state.head, tr.heads - 1);
     const q = state.q;
     const labels = result.tokens.map((x) => x.text);
     // a very long token (a pasted URL) is cut for the picture; the heading and titles keep it whole
     const short = labels.map((x) => ([...x].length > 14 ? `${[...x].slice(0, 13).join('')}…` : x));
     const w = rowOf(tr.head[h].weights, q);
-    const H = tr.n * ROW + 8;
-    const pic = svg('svg', { viewBox: `0 0 320 ${H}`, class: 'arcs', role: 'img',
-      'aria-label': t('arcs.label', { tok: labels[q], h: h + 1 }) });
-    pic.style.height = `${H}px`;   // one readable row per token; long inputs scroll (.arcs-scroll)
+    const H = n * ROW + 8;
     const y = (i) => 4 + ROW * i + ROW / 2;
-    for (let j = 0; j < tr.n; j++) {
+    if (!this.pic || this.scroll.parentNode !== this.root || this.pic.parentNode !== this.scroll) this.build();
+    const pic = this.pic;
+    const label = t('arcs.label', { tok: labels[q], h: h + 1 });
+
+    text(this.heading, t('arcs.title', { tok: labels[q], h: h + 1 }));
+    text(this.orient, t('arcs.orient'));
+    attr(this.scroll, 'tabindex', n > 24 ? '0' : null);
+    attr(this.scroll, 'aria-label', label);
+    attr(pic, 'viewBox', `0 0 320 ${H}`);
+    attr(pic, 'aria-label', label);
+    if (pic.style.height !== `${H}px`) pic.style.height = `${H}px`;   // one readable row per token; long inputs scroll (.arcs-scroll)
+
+    // links: one per key with a weight above 0, all before the labels (drawn underneath them)
+    let k = 0;
+    for (let j = 0; j < n; j++) {
       if (!(w[j] > 0)) continue;
-      const line = svg('path', {
-        d: `M 104 ${y(q)} C 160 ${y(q)}, 160 ${y(j)}, 216 ${y(j)}`, class: 'link',
-        'stroke-width': (0.5 + 16 * w[j]).toFixed(2), 'stroke-opacity': (0.25 + 0.75 * w[j]).toFixed(3),
-      });
-      const title = svg('title');
-      title.textContent = `${labels[q]} → ${labels[j]}: ${pct(w[j])}`;
-      line.append(title);
-      pic.append(line);
+      let line = this.links[k];
+      if (!line) {
+        line = svg('path', { d: '', class: 'link', 'stroke-width': '', 'stroke-opacity': '' });
+        line.append(svg('title'));
+        pic.insertBefore(line, this.labels.length ? this.labels[0][0] : null);
+        this.links.push(line);
+      }
+      attr(line, 'd', `M 104 ${y(q)} C 160 ${y(q)}, 160 ${y(j)}, 216 ${y(j)}`);
+      attr(line, 'stroke-width', (0.5 + 16 * w[j]).toFixed(2));
+      attr(line, 'stroke-opacity', (0.25 + 0.75 * w[j]).toFixed(3));
+      text(line.firstChild, `${labels[q]} → ${labels[j]}: ${pct(w[j])}`);
+      k += 1;
     }
-    for (let i = 0; i < tr.n; i++) {
-      const left = svg('text', { x: 98, y: y(i) + 5, 'text-anchor': 'end', class: i === q ? 'qtok focus' : 'qtok' });
-      left.textContent = short[i];
-      left.addEventListener('click', () => actions.setFocus(i));
-      const right = svg('text', { x: 222, y: y(i) + 5, class: 'ktok' });
-      right.textContent = `${short[i]} ${w[i] > 0 ? pct(w[i]) : '0%'}`;
-      right.dataset.matrix = 'weights';
-      right.dataset.head = h;
-      right.dataset.row = q;
-      right.dataset.col = i;
-      right.dataset.value = String(w[i]);
-      pic.append(left, right);
+    for (const extra of this.links.splice(k)) extra.remove();
+
+    // labels: token i's query on the left, its key and weight on the right
+    while (this.labels.length < n) this.labels.push(this.addLabels(this.labels.length));
+    for (const [left, right] of this.labels.splice(n)) { left.remove(); right.remove(); }
+    for (let i = 0; i < n; i++) {
+      const [left, right] = this.labels[i];
+      attr(left, 'y', y(i) + 5);
+      attr(left, 'class', i === q ? 'qtok focus' : 'qtok');
+      text(left, short[i]);
+      attr(right, 'y', y(i) + 5);
+      text(right, `${short[i]} ${w[i] > 0 ? pct(w[i]) : '0%'}`);
+      attr(right, 'data-head', h);
+      attr(right, 'data-row', q);
+      attr(right, 'data-col', i);
+      attr(right, 'data-value', String(w[i]));
     }
-    this.root.replaceChildren(
-      el('h3', { text: t('arcs.title', { tok: labels[q], h: h + 1 }) }),
-      el('p', { class: 'orient', text: t('arcs.orient') }),
-      el('div', { class: 'arcs-scroll', attrs: { tabindex: tr.n > 24 ? '0' : null, role: 'group', 'aria-label': t('arcs.label', { tok: labels[q], h: h + 1 }) } }, [pic]),
-    );
   }
 }

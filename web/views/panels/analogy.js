@@ -1,8 +1,25 @@
 // analogy.js: the library analogy filled in with the current sentence's real numbers, for one
 // reader (the focus token) and one head. It only arranges trace values; it computes no attention.
 // The weighted value rows come from core.dotSteps (its element-wise products), not from the view.
+// A long sentence (more than FEW tokens) shows only the TOP books with the most weight, plus the
+// reader itself; one line says how many books are left out and how much weight they hand over.
 
 import { uid, el, num, vector, bar, clear, rowOf, colOf, at, clampIndex, fmt } from './util.js';
+
+const FEW = 12;   // up to this many tokens every book is shown
+const TOP = 8;    // above it, the books with the most weight (a learner cannot read 64 cards)
+
+/** The books to show for weight row `weights` (length n) and reader q, in sentence order: all of
+ *  them when n <= FEW or `all`; otherwise the TOP largest weights (ties: the earlier book) and q.
+ *  Sorting only: the weights are the core's. */
+export function pickBooks(weights, q, all = false) {
+  const n = weights.length;
+  const every = Array.from({ length: n }, (_, j) => j);
+  if (all || n <= FEW) return every;
+  const top = every.sort((a, b) => weights[b] - weights[a] || a - b).slice(0, TOP);
+  if (!top.includes(q)) top.push(q);
+  return top.sort((a, b) => a - b);
+}
 
 export class AnalogyPanel {
   constructor(container, { core, t, onHighlight = () => {} }) {
@@ -16,6 +33,18 @@ export class AnalogyPanel {
     this.body = el('div', { class: 'pn-analogy-body' });
     this.root.append(this.title, this.intro, this.body);
     container.append(this.root);
+    // long sentences: the learner's choice (a few books or all of them) survives every update
+    this.showAll = false;
+    this.last = null;
+    this.listId = uid('pn-books');
+    this.toggle = el('button', { type: 'button', class: 'pn-button pn-books-toggle', 'aria-controls': this.listId,
+      on: { click: () => this.toggleAll() } });
+  }
+
+  toggleAll() {
+    this.showAll = !this.showAll;
+    if (this.last) this.update(this.last);
+    this.toggle.focus();   // the button was rebuilt around; keep the keyboard where it was
   }
 
   /** Hover or focus on a part of the story highlights the matching matrices on the page. */
@@ -29,7 +58,40 @@ export class AnalogyPanel {
     node.addEventListener('focusout', off);
   }
 
+  /** Above the list of a long sentence: which books are shown, what the others hand over together,
+   *  and the button that shows all of them (or only the few again). */
+  shelfSummary({ weights, shown, hidden, q, n, masked, word }) {
+    const t = this.t;
+    this.toggle.textContent = t(hidden ? 'panel.analogy.books.showAll' : 'panel.analogy.books.showTop', { n, top: TOP });
+    this.toggle.setAttribute('aria-expanded', String(!hidden));
+    const box = el('div', { class: 'pn-shelf' });
+    if (!hidden) {
+      box.append(el('p', { class: 'pn-shelf-line', text: t('panel.analogy.books.allShown', { n }) }), this.toggle);
+      return box;
+    }
+    const readerAdded = shown.length > TOP;   // the reader was not among the TOP and was added
+    box.append(el('p', { class: 'pn-shelf-line', text: t(readerAdded ? 'panel.analogy.books.topPlusReader' : 'panel.analogy.books.top',
+      { top: TOP, n, token: word(q) }) }));
+    // The weight the hidden books hand over together, summed by the core: the dot product of the
+    // weight row with a 0/1 row that marks the hidden books (dotSteps(weights, hiddenMarks).dot).
+    const marks = new Float32Array(n).fill(1);
+    for (const j of shown) marks[j] = 0;
+    const rest = this.core.dotSteps(weights, marks).dot;
+    let maskedCount = 0;
+    for (let j = 0; j < n; j++) if (marks[j] === 1 && masked(j)) maskedCount += 1;
+    const restNum = num(rest, 'weightsHidden', q, 'others', 3, 'span', 'pn-strong');
+    restNum.dataset.cols = [...marks.keys()].filter((j) => marks[j] === 1).join(' ');
+    box.append(el('p', { class: 'pn-shelf-line pn-others' }, [
+      el('span', { text: t('panel.analogy.books.others', { count: hidden }) }), ' ',
+      bar(rest), restNum,
+      el('span', { class: 'pn-aside', text: t('panel.common.percent', { p: fmt(rest * 100, 1) }) }),
+      maskedCount ? el('span', { class: 'pn-aside', text: t('panel.analogy.books.othersMasked', { count: maskedCount }) }) : null,
+    ]), this.toggle);
+    return box;
+  }
+
   update({ result, state }) {
+    this.last = { result, state };
     const t = this.t;
     this.title.textContent = t('panel.analogy.title');
     clear(this.body);
@@ -57,8 +119,10 @@ export class AnalogyPanel {
     ]);
     this.linkHighlight(query, ['Q']);
 
-    // 2. one card per book (every token), in sentence order
+    // 2. one card per book, in sentence order (a long sentence: only the books that matter)
     const weights = rowOf(head.weights, q);
+    const shown = pickBooks(weights, q, this.showAll);
+    const hidden = n - shown.length;
     let best = 0;
     for (let j = 1; j < n; j++) if (weights[j] > weights[best]) best = j;
     // pass 6 written out by the core: for each value column c, dotSteps(weights row, V column c)
@@ -67,8 +131,9 @@ export class AnalogyPanel {
     const handed = [];
     for (let c = 0; c < dk; c++) handed.push(this.core.dotSteps(weights, colOf(head.V, c)).products);
 
-    const list = el('ol', { class: 'pn-books', 'aria-label': t('panel.analogy.books.label') });
-    for (let j = 0; j < n; j++) {
+    const list = el('ol', { id: this.listId, class: 'pn-books',
+      'aria-label': t(hidden ? 'panel.analogy.books.labelTop' : 'panel.analogy.books.label', { n: shown.length, total: n }) });
+    for (const j of shown) {
       const masked = at(head.masked, q, j) === -Infinity;
       const give = new Float32Array(dk);
       for (let c = 0; c < dk; c++) give[c] = handed[c][j];
@@ -109,7 +174,7 @@ export class AnalogyPanel {
     // 3. what the reader takes home: the output row, the sum of what every book handed over
     const home = el('div', { class: 'pn-block pn-home', tabindex: '0' }, [
       el('h3', { class: 'pn-sub', text: t('panel.analogy.home.title', { token: word(q) }) }),
-      el('p', { class: 'pn-explain', text: t('panel.analogy.home.explain') }),
+      el('p', { class: 'pn-explain', text: t(hidden ? 'panel.analogy.home.explainHidden' : 'panel.analogy.home.explain', { n: hidden }) }),
       el('p', { class: 'pn-line' }, [
         el('span', { class: 'pn-sym', text: t('panel.analogy.home.label', { i: q + 1 }) }),
         vector(rowOf(head.output, q), 'head_output', q, t),
@@ -118,8 +183,9 @@ export class AnalogyPanel {
     this.linkHighlight(home, ['weights', 'V', 'head_output']);
 
     const books = el('div', { class: 'pn-block' }, [
-      el('h3', { class: 'pn-sub', text: t('panel.analogy.books.title') }),
+      el('h3', { class: 'pn-sub', text: t(hidden ? 'panel.analogy.books.titleTop' : 'panel.analogy.books.title') }),
       el('p', { class: 'pn-explain', text: t(tr.scale ? 'panel.analogy.books.explain' : 'panel.analogy.books.explainNoScale', { dk: tr.dK }) }),
+      n > FEW ? this.shelfSummary({ weights, shown, hidden, q, n, masked: (j) => at(head.masked, q, j) === -Infinity, word }) : null,
       list,
     ]);
     this.body.append(query, books, home);
