@@ -21,6 +21,7 @@ import { Plane2DPanel } from './views/panels/plane2d.js';
 import { ModelInfoView } from './views/model.js';
 import { TrainView } from './views/train.js';
 import { GradientView } from './views/gradient.js';
+import { onSettle } from './views/later.js';
 
 // Panels by the other engineer: constructor(container, {core, t, onHighlight}), update({result, state}).
 const PANELS = [FormulaPanel, SoftmaxLabPanel, AnalogyPanel, Plane2DPanel];
@@ -99,6 +100,8 @@ class App {
     this.gradient = part('gradient-body', GradientView);
     if (this.gradient) $('gradient').addEventListener('toggle', () => this.renderGradient());
     this.mountPanels();
+    // matrices out of sight are refreshed when idle or scrolled to: "settled" = all show this trace
+    this.unsettle = onSettle((done) => { this.host.dataset.settled = done ? '1' : '0'; });
   }
 
   mountPanels() {
@@ -416,6 +419,7 @@ class App {
   }
 
   destroy() {
+    this.unsettle();
     clearTimeout(this.panelTimer);
     cancelAnimationFrame(this.pendingRun);
     this.player.pause?.();

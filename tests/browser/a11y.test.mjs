@@ -180,7 +180,8 @@ test('every matrix has its values as a table; a heatmap gives them row by row on
   await open(search);
   await gotoStage(page, 3, 'score');
   assert.ok(await page.$('#stage-body .heatmap canvas[role="img"][aria-label]'));
-  await page.click('#stage-body .hm-table summary');
+  // (Q and K, a row per token, are heatmaps at this length too: open the scores' table)
+  await page.click('#stage-body .heatmap[data-heatmap="scores"] .hm-table summary');
   // the table fills on the <details> toggle event, which fires as a task after the click
   await page.waitForSelector('#stage-body .hm-page td[data-matrix="scores"]');
   const vals = await page.$$eval('#stage-body .hm-page td[data-matrix="scores"]', (l) => l.map((td) => [+td.dataset.row, +td.dataset.col, +td.dataset.value]));

@@ -134,7 +134,9 @@ export async function newPage(opts = {}) {
 
 /** Wait until the page has rendered at least once more than `before`. */
 export async function waitRender(page, before) {
-  await page.waitForFunction((b) => Number(document.body.dataset.renders || 0) > b, before, { timeout: 10000 });
+  // rendered once more, and the matrices out of sight (refreshed when idle) show that trace too
+  await page.waitForFunction((b) => Number(document.body.dataset.renders || 0) > b && document.body.dataset.settled !== '0',
+    before, { timeout: 10000 });
 }
 
 export async function renders(page) {

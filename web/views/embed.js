@@ -15,7 +15,7 @@ export class EmbedStage {
     const tr = model.result.trace;
     const labels = model.result.tokens.map((x) => x.text);
     const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
-    const o = { t, rowLabels: labels, colLabels: dims, corner: 'i \\ d' };
+    const o = { t, tokenRows: true, rowLabels: labels, colLabels: dims, corner: 'i \\ d' };
     const out = { x: [tr.X, { ...o, name: 'X', caption: t('embed.caption') }] };
     if (model.result.positions) {
       out.e = [model.result.embeddings, { ...o, name: 'E' }];
@@ -59,7 +59,8 @@ export class EmbedStage {
     this.x.revealRows(k);
     this.e?.revealRows(k);
     this.p?.revealRows(k);
-    const r = Math.min(k, this.model.result.trace.n) - 1;
+    // while rows appear, the newest; once all are shown, the followed token (as the narration says)
+    const r = k >= this.model.result.trace.n ? this.model.state.q : k - 1;
     this.x.mark('row', r >= 0 ? [r] : []);
     this.e?.mark('row', r >= 0 ? [r] : []);
     this.p?.mark('row', r >= 0 ? [r] : []);

@@ -16,10 +16,10 @@ export class HeadsStage {
     const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
     const cdims = Array.from({ length: tr.heads * tr.dK }, (_, c) => `h${Math.floor(c / tr.dK) + 1}.${(c % tr.dK) + 1}`);
     return {
-      heads: tr.head.map((hd, h) => [hd.weights, { t, name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true }]),
-      concat: [tr.concat, { t, name: 'concat', rowLabels: labels, colLabels: cdims, corner: 'i \\ c' }],
+      heads: tr.head.map((hd, h) => [hd.weights, { t, name: 'weights', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true }]),
+      concat: [tr.concat, { t, name: 'concat', tokenRows: true, rowLabels: labels, colLabels: cdims, corner: 'i \\ c' }],
       wo: [tr.W_O, { t, name: 'W_O', rowLabels: cdims, colLabels: dims, corner: 'c \\ d' }],
-      out: [tr.output, { t, name: 'output', rowLabels: labels, colLabels: dims, corner: 'i \\ d' }],
+      out: [tr.output, { t, name: 'output', tokenRows: true, rowLabels: labels, colLabels: dims, corner: 'i \\ d' }],
     };
   }
 

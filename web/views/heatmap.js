@@ -3,31 +3,38 @@
 // keyboard cursor, zoom, and every value as a table on demand, a page of rows at a time.
 // It has MatrixTable's interface (table, reveal, revealRows, mark, cell), so a stage picks either
 // with matrixView(). Drawing only: the numbers are shown as given, never computed here.
-import { el, fmt, MatrixTable, tint, maxAbsFinite } from './util.js';
+import { el, fmt, MatrixTable, tint, maxAbsFinite, setText } from './util.js';
+import { refresh } from './later.js';
 
-/** Above this many rows (tokens) an n x n matrix is drawn as a heatmap. */
+/** Above this many tokens a matrix with a row per token (o.tokenRows) is drawn as a heatmap, and
+ *  so is any matrix this many rows and columns (d_model 64 x d_k 64 weights). Above it a table is
+ *  not read as numbers any more, and rewriting thousands of cells per keystroke costs frames. */
 export const HEATMAP_ROWS = 48;
 /** Any matrix with more cells than this is a heatmap too (512 tokens x d_model 32). */
 export const HEATMAP_CELLS = 8192;
 const PAGE_ROWS = 16;
 
-export function useHeatmap(m) {
-  return (m.rows > HEATMAP_ROWS && m.cols > HEATMAP_ROWS) || m.rows * m.cols > HEATMAP_CELLS;
+export function useHeatmap(m, o = {}) {
+  return (m.rows > HEATMAP_ROWS && (o.tokenRows || m.cols > HEATMAP_ROWS)) || m.rows * m.cols > HEATMAP_CELLS;
 }
 
-/** A MatrixTable for small matrices, a Heatmap for large ones. o: MatrixTable's options + t. */
-export function matrixView(m, o) { return useHeatmap(m) ? new Heatmap(m, o) : new MatrixTable(m, o); }
+/** A MatrixTable for small matrices, a Heatmap for large ones. o: MatrixTable's options + t,
+ *  tokenRows (a row per token). */
+export function matrixView(m, o) { return useHeatmap(m, o) ? new Heatmap(m, o) : new MatrixTable(m, o); }
 
 /**
- * Refreshes views in place for the next trace: pairs of [view, [m, o]] (what matrixView took).
+ * Refreshes views in place for the next trace: pairs of [view, [m, o]] (what matrixView took);
+ * views out of sight are refreshed a little later (later.js).
  * All or nothing: false, with nothing touched, when a matrix now needs the other kind of view
  * (it crossed the heatmap size) and the stage must be drawn anew.
  */
 export function refreshViews(pairs) {
-  if (pairs.some(([v, [m]]) => !v || useHeatmap(m) !== (v instanceof Heatmap))) return false;
-  for (const [v, [m, o]] of pairs) v.update(m, o);
+  if (pairs.some(([v, [m, o]]) => !v || useHeatmap(m, o) !== (v instanceof Heatmap))) return false;
+  for (const [v, [m, o]] of pairs) refresh(v, m, o);
   return true;
 }
+
+
 
 // cell colours as bytes, written at px[i..i+3]: the same hues as util.tint, stronger because no
 // text sits on them
@@ -100,21 +107,25 @@ export class Heatmap {
     this.read(0, 0);
   }
 
-  // the matrix as pixels (full) and the not-yet-revealed look (blank)
+  // the matrix as pixels (full) and the not-yet-revealed look (blank); the buffers are kept
+  // while the size stays
   images(m) {
     const { o } = this;
-    this.full = this.ctx2d.createImageData(m.cols, m.rows);
-    this.blank = this.ctx2d.createImageData(m.cols, m.rows);
-    const full = this.full.data;
-    const blank = this.blank.data;
-    for (let i = 0; i < m.rows * m.cols; i++) {
-      rgbInto(full, 4 * i, m.data[i], this.scale, o.weight && m.data[i] !== -Infinity);
-      blank[4 * i] = PENDING[0]; blank[4 * i + 1] = PENDING[1]; blank[4 * i + 2] = PENDING[2]; blank[4 * i + 3] = 255;
+    if (!this.full || this.full.width !== m.cols || this.full.height !== m.rows) {
+      this.full = this.ctx2d.createImageData(m.cols, m.rows);
+      this.blank = this.ctx2d.createImageData(m.cols, m.rows);
+      const blank = this.blank.data;
+      for (let i = 0; i < blank.length; i += 4) {
+        blank[i] = PENDING[0]; blank[i + 1] = PENDING[1]; blank[i + 2] = PENDING[2]; blank[i + 3] = 255;
+      }
     }
+    const full = this.full.data;
+    for (let i = 0; i < m.rows * m.cols; i++) rgbInto(full, 4 * i, m.data[i], this.scale, o.weight && m.data[i] !== -Infinity);
   }
 
-  /** The next trace's matrix (same meaning; the shape may differ): redrawn in place, the focus
-   *  strip and an open page of the table rebuilt, zoom and cursor kept. */
+  /** The next trace's matrix (same meaning; the shape may differ): redrawn in place; marks,
+   *  zoom and cursor kept (clamped to the new size); the focus strip and an open page of the
+   *  table rewritten. */
   update(m, o = this.o) {
     const total = this.m.rows * this.m.cols;
     const full = this.revealed >= total;
@@ -132,10 +143,12 @@ export class Heatmap {
     this.revealed = full ? m.rows * m.cols : Math.min(this.revealed, m.rows * m.cols);
     this.ctx2d.putImageData(this.full, 0, 0);
     if (this.revealed < m.rows * m.cols) this.paint(this.revealed, m.rows * m.cols, this.blank);
-    this.legend.textContent = this.t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) });
+    setText(this.legend, this.t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) }));
     this.cursor = [Math.min(this.cursor[0], m.rows - 1), Math.min(this.cursor[1], m.cols - 1)];
-    for (const k of ['row', 'col', 'cell']) this.marks[k] = [];
-    const strip = Math.min(Math.max(0, this.stripRow), m.rows - 1);
+    this.marks.row = this.marks.row.filter((r) => r < m.rows);
+    this.marks.col = this.marks.col.filter((c) => c < m.cols);
+    this.marks.cell = this.marks.cell.filter(([r, c]) => r < m.rows && c < m.cols);
+    const strip = this.marks.row.length ? this.marks.row[0] : Math.min(Math.max(0, this.stripRow), m.rows - 1);
     this.stripRow = -1;
     this.showStrip(strip);
     if (resized) this.setZoom(this.zoom); else this.placeBoxes();

@@ -25,9 +25,12 @@ export class InputView {
 
   /** messages: [{kind: 'error'|'notice', text}] */
   showMessages(messages) {
+    const shown = JSON.stringify(messages);
+    if (shown === this.shown) return;   // typing mostly repeats "no messages"
+    this.shown = shown;
     this.dom.messages.replaceChildren(...messages.map((m) => el('li', { class: `msg ${m.kind}`, text: m.text })));
     this.dom.text.setAttribute('aria-invalid', String(messages.some((m) => m.kind === 'error')));
   }
 
-  showCount(text) { this.dom.count.textContent = text; }
+  showCount(text) { if (this.dom.count.textContent !== text) this.dom.count.textContent = text; }
 }

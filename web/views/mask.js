@@ -11,7 +11,7 @@ export class MaskStage {
   view(model) {
     const h = model.state.head;
     const labels = model.result.tokens.map((x) => x.text);
-    return [model.result.trace.head[h].masked, { t: this.ctx.t, name: 'masked', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k' }];
+    return [model.result.trace.head[h].masked, { t: this.ctx.t, name: 'masked', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k' }];
   }
 
   update(model) {

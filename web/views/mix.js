@@ -1,7 +1,7 @@
 // mix.js: stage 8. The focus token's output is the weighted sum of the V rows. Each key's share
 // is drawn as a stacked bar, and its contribution w·V_j per column comes from core.dotSteps
 // (the products of the weight row with a V column), so nothing is multiplied here.
-import { el, fmt, pct, matrixBlock, rowOf, colOf, tint, maxAbsFinite, setText } from './util.js';
+import { el, fmt, pct, matrixBlock, rowOf, colOf, tint, maxAbsFinite, setText, setWidth } from './util.js';
 import { matrixView, refreshViews } from './heatmap.js';
 
 // list grows with make(j) or shrinks (removing the dropped items' nodes) to n items
@@ -25,7 +25,7 @@ export class MixStage {
     const h = model.state.head;
     const labels = model.result.tokens.map((x) => x.text);
     const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
-    return [tr.head[h].output, { t: this.ctx.t, name: 'head_output', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' }];
+    return [tr.head[h].output, { t: this.ctx.t, name: 'head_output', head: h, tokenRows: true, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' }];
   }
 
   update(model) {
@@ -96,8 +96,9 @@ export class MixStage {
     });
     [...w].forEach((v, j) => {
       const seg = this.segs[j];
-      seg.title = `${labels[j]} ${pct(v)}`;
-      seg.style.width = `${v * 100}%`;
+      const title = `${labels[j]} ${pct(v)}`;
+      if (seg.title !== title) seg.title = title;
+      setWidth(seg, v * 100);
       setText(seg.firstChild, v >= 0.08 ? `${labels[j]} ${pct(v)}` : '');
     });
     // one row per key; with many keys only the TOP heaviest, in sentence order (a row of 64
@@ -131,6 +132,8 @@ export class MixStage {
       setText(row.v, `[${[...rowOf(head.V, j)].map((x) => fmt(x)).join(', ')}]`);
       row.cells.forEach((td, c) => {
         const x = contrib[c].products[j];
+        if (td.apScale === scale && td.dataset.value === String(x) && td.dataset.row === String(j) && td.dataset.head === String(h)) return;
+        td.apScale = scale;
         td.dataset.head = h;
         td.dataset.row = j;
         td.dataset.value = String(x);

@@ -7,13 +7,20 @@ import { el } from './util.js';
 export class ModelInfoView {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
 
-  setTranslator(t) { this.ctx = { ...this.ctx, t }; }
+  setTranslator(t) { this.ctx = { ...this.ctx, t }; this.shown = null; }
 
   update({ result, state }) {
     const { t, lang } = this.ctx;
     const model = result.model;
     const tokens = result.tokens;
     const q = state.q;
+    const g = result.guesses && result.guesses[q];
+    const unknown = [...new Set(tokens.filter((x) => x.known === false).map((x) => x.text))];
+    // typing changes little here: build again only when what is shown changed
+    const shown = JSON.stringify([model && model.name, model && model.dModel, result.settings.seed, state.head, q,
+      tokens[q] && tokens[q].text, g && g.word, g && g.probability, unknown, this.ctx.lang()]);
+    if (shown === this.shown) return;
+    this.shown = shown;
     const parts = [];
     if (!model) {
       parts.push(el('p', { class: 'model-line', text: t('model.random', { seed: result.settings.seed }) }));
@@ -32,7 +39,6 @@ export class ModelInfoView {
         notes.append(li);
       });
       parts.push(notes);
-      const g = result.guesses && result.guesses[q];
       if (g && tokens[q]) {
         parts.push(el('p', { class: 'model-reads', attrs: { 'data-row': q, 'data-word': g.word, 'data-value': g.probability } }, [
           t('model.reads', { tok: tokens[q].text, word: g.word, p: g.probability.toFixed(2) }), ' ',
@@ -40,7 +46,6 @@ export class ModelInfoView {
         ]));
       }
     }
-    const unknown = [...new Set(tokens.filter((x) => x.known === false).map((x) => x.text))];
     if (unknown.length) {
       parts.push(el('p', { class: 'unknown-legend' }, [
         el('span', { class: 'unknown-mark', text: '?', attrs: { 'aria-hidden': 'true' } }), ' ',

@@ -21,11 +21,11 @@ export class ProjectStage {
     const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
     const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
     return {
-      x: [tr.X, { t, name: 'X', rowLabels: labels, colLabels: dims, corner: 'i \\ d' }],
+      x: [tr.X, { t, name: 'X', tokenRows: true, rowLabels: labels, colLabels: dims, corner: 'i \\ d' }],
       w: ROLES.map((r) => [head[`W_${r}`], { t, name: `W_${r}`, head: h, rowLabels: dims, colLabels: kdims, corner: 'd \\ c' }]),
       out: ROLES.map((r) => [head[r], {
         t,
-        name: r, head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c',
+        name: r, head: h, tokenRows: true, rowLabels: labels, colLabels: kdims, corner: 'i \\ c',
         onSelect: (i, c) => { this.sel = [i, c]; this.show(this.k); },
       }]),
     };

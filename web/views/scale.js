@@ -3,6 +3,7 @@
 // (core.softmaxSteps), so a learner sees an unscaled row turn into an almost one-hot weight row.
 import { el, fmt, pct, matrixBlock, rowOf, BarList, setText } from './util.js';
 import { matrixView, refreshViews } from './heatmap.js';
+import { refresh } from './later.js';
 
 export class ScaleStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -12,7 +13,7 @@ export class ScaleStage {
   view(model) {
     const h = model.state.head;
     const labels = model.result.tokens.map((x) => x.text);
-    return [model.result.trace.head[h].scaled, { t: this.ctx.t, name: 'scaled', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k' }];
+    return [model.result.trace.head[h].scaled, { t: this.ctx.t, name: 'scaled', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k' }];
   }
 
   update(model) {
@@ -65,8 +66,8 @@ export class ScaleStage {
     );
     setText(this.barTitles[0], t('scale.withoutBars', { top: pct(top(wRaw)) }));
     setText(this.barTitles[1], t('scale.withBars', { top: pct(top(wScaled)) }));
-    this.bars[0].update(labels, [...wRaw], { max: 1, asPct: true });
-    this.bars[1].update(labels, [...wScaled], { max: 1, asPct: true });
+    refresh(this.bars[0], labels, [...wRaw], { max: 1, asPct: true });
+    refresh(this.bars[1], labels, [...wScaled], { max: 1, asPct: true });
     this.summary = { tok: labels[q], before: fmt(before, 3), after: fmt(after, 3), topRaw: pct(top(wRaw)), topScaled: pct(top(wScaled)) };
   }
 

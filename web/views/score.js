@@ -17,11 +17,11 @@ export class ScoreStage {
     const labels = model.result.tokens.map((x) => x.text);
     const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
     return [
-      [head.Q, { t, name: 'Q', head: h, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' }],
-      [head.K, { t, name: 'K', head: h, rowLabels: labels, colLabels: kdims, corner: 'j \\ c' }],
+      [head.Q, { t, name: 'Q', head: h, tokenRows: true, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' }],
+      [head.K, { t, name: 'K', head: h, tokenRows: true, rowLabels: labels, colLabels: kdims, corner: 'j \\ c' }],
       [head.scores, {
         t,
-        name: 'scores', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k',
+        name: 'scores', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k',
         onSelect: (i, j) => { this.sel = [i, j]; this.show(this.k); this.ctx.actions.announce(this.narrate(this.k)); },
       }],
     ];

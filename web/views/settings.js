@@ -94,9 +94,10 @@ export class SettingsView {
     for (const [name, input] of Object.entries(this.inputs)) {
       if (input.getRootNode().activeElement === input && input.type !== 'checkbox' && input.type !== 'range') continue;
       if (input.type === 'checkbox') input.checked = !!state[name];
-      else input.value = String(state[name]);
+      else if (input.value !== String(state[name])) input.value = String(state[name]);
     }
-    this.tempOut.textContent = Number(state.temp).toFixed(2);
+    const temp = Number(state.temp).toFixed(2);
+    if (this.tempOut.textContent !== temp) this.tempOut.textContent = temp;
     // a trained model fixes the shape: show its numbers, disabled, with the reason
     this.modelSel.value = state.model;
     const custom = this.modelSel.options[2];
@@ -109,7 +110,7 @@ export class SettingsView {
       input.disabled = fixed;
       if (fixed) input.setAttribute('aria-describedby', 'model-fixed-note');
       else input.removeAttribute('aria-describedby');
-      if (name in shown) input.value = String(shown[name]);
+      if (name in shown && input.value !== String(shown[name])) input.value = String(shown[name]);
     }
     this.fixedNote.id = 'model-fixed-note';
     this.fixedNote.hidden = !fixed;

@@ -2,6 +2,7 @@
 // (bars), add up, divide. The full weight matrix shows each row's sum, which is 1.
 import { el, fmt, pct, matrixBlock, rowOf, BarList, setText } from './util.js';
 import { matrixView, refreshViews } from './heatmap.js';
+import { refresh } from './later.js';
 
 export class SoftmaxStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -17,7 +18,7 @@ export class SoftmaxStage {
     const sums = Array.from({ length: tr.n }, (_, r) => rowOf(head.weights, r).reduce((a, v) => a + v, 0));
     return [head.weights, {
       t: this.ctx.t,
-      name: 'weights', head: h, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true,
+      name: 'weights', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true,
       extra: { title: 'Σ', values: sums, name: 'rowsum' },
     }];
   }
@@ -65,8 +66,8 @@ export class SoftmaxStage {
     this.titles.forEach((e, i) => setText(e, titles[i]));
     this.rows[0].update(labels, st.input);
     this.rows[1].update(labels, st.shifted);
-    this.bars[0].update(labels, [...st.exps], { max: 1, name: 'exps', head: h, row: q });
-    this.bars[1].update(labels, [...st.weights], { max: 1, asPct: true });
+    refresh(this.bars[0], labels, [...st.exps], { max: 1, name: 'exps', head: h, row: q });
+    refresh(this.bars[1], labels, [...st.weights], { max: 1, asPct: true });
   }
 
   show(k) {
@@ -107,6 +108,7 @@ class RowTable {
     [...values].forEach((v, j) => {
       setText(this.head.children[j], labels[j]);
       const td = this.body.children[j];
+      if (td.dataset.value === String(v)) return;
       td.className = v === -Infinity ? 'neg-inf' : '';
       td.dataset.value = String(v);
       setText(td, fmt(v, 3));

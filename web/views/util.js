@@ -17,6 +17,13 @@ export function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
+/** Sets a width in percent, to 0.1% (finer is invisible), only when it differs: a bar that did
+ *  not move costs no style recalculation. */
+export function setWidth(node, percent) {
+  const w = `${percent.toFixed(1)}%`;
+  if (node.style.width !== w) node.style.width = w;
+}
+
 export function svg(tag, attrs = {}) {
   const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -61,6 +68,13 @@ export function tint(v, scale, weight = false) {
     : `rgba(234, 88, 12, ${(0.06 + 0.42 * a).toFixed(2)})`;
 }
 
+/** The tint scale for a table: its largest |value| rounded up to a step of 10^(1/10) (about
+ *  26%), so a keystroke that moves the maximum a little repaints only the cells that changed. */
+export function tintScale(maxAbs) {
+  const step = Math.ceil(10 * Math.log10(maxAbs) - 1e-9);
+  return 10 ** (step / 10);
+}
+
 /**
  * A matrix as a DOM table. Every cell carries data-matrix, data-head, data-row, data-col and
  * data-value (full precision), so tests and assistive tools read exactly what is shown.
@@ -102,7 +116,7 @@ export class MatrixTable {
   update(m, o = this.o) {
     const prev = this.m;
     this.o = o;
-    const scale = o.scale ?? (o.weight ? 1 : maxAbsFinite(m.data));
+    const scale = o.scale ?? (o.weight ? 1 : tintScale(maxAbsFinite(m.data)));
     const resized = prev.rows !== m.rows || prev.cols !== m.cols;
     // columns: header cells, then every kept row's cells
     while (this.colHeads.length > m.cols) this.colHeads.pop().remove();
@@ -199,7 +213,12 @@ export class MatrixTable {
     this.shown[i] = [v, text, bg, scale];
   }
 
-  cell(r, c) { return this.cells[r * this.m.cols + c]; }
+  /** The cell at (r, c); a detached spare when (r, c) is outside (a view refreshed later). */
+  cell(r, c) {
+    if (r >= 0 && r < this.m.rows && c >= 0 && c < this.m.cols) return this.cells[r * this.m.cols + c];
+    if (!this.spare) this.spare = document.createElement('td');
+    return this.spare;
+  }
 
   /** Show only the first `count` cells in row-major order (the rest are blank placeholders). */
   reveal(count) {
@@ -305,7 +324,7 @@ export class BarList {
     values.forEach((v, j) => {
       const { label, fill, val } = this.items[j];
       setText(label, labels[j]);
-      fill.style.width = `${Number.isFinite(v) ? Math.max(0, Math.min(100, (v / top) * 100)) : 0}%`;
+      setWidth(fill, Number.isFinite(v) ? Math.max(0, Math.min(100, (v / top) * 100)) : 0);
       setText(val, asPct ? pct(v) : fmt(v, digits));
       if (name) Object.assign(val.dataset, { matrix: name, head: head ?? '', row: row ?? '', col: j, value: String(v) });
     });
