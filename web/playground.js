@@ -21,7 +21,7 @@ import { Plane2DPanel } from './views/panels/plane2d.js';
 import { ModelInfoView } from './views/model.js';
 import { TrainView } from './views/train.js';
 import { GradientView } from './views/gradient.js';
-import { onSettle } from './views/later.js';
+import { onSettle, refresh } from './views/later.js';
 
 // Panels by the other engineer: constructor(container, {core, t, onHighlight}), update({result, state}).
 const PANELS = [FormulaPanel, SoftmaxLabPanel, AnalogyPanel, Plane2DPanel];
@@ -112,7 +112,12 @@ class App {
       box.className = 'panel';
       root.append(box);
       try {
-        return new P(box, { core: this.core, t: this.t, onHighlight: (spec) => this.highlight(spec) });
+        const panel = new P(box, { core: this.core, t: this.t, onHighlight: (spec) => this.highlight(spec) });
+        // a panel out of sight is updated when it comes near the viewport or the page is idle
+        return {
+          el: box,
+          update: (model) => { try { panel.update(model); } catch (e) { console.warn('panel update failed', e); } },
+        };
       } catch (e) {
         console.warn('panel failed to start', e);
         return null;
@@ -268,9 +273,7 @@ class App {
     clearTimeout(this.panelTimer);
     this.panelTimer = setTimeout(() => {
       const result = this.result;
-      for (const p of this.panels) {
-        try { p.update({ result, state: { ...this.state } }); } catch (e) { console.warn('panel update failed', e); }
-      }
+      for (const p of this.panels) refresh(p, { result, state: { ...this.state } });
     }, 30);
   }
 

@@ -92,6 +92,12 @@ Weights random_weights(int d_model, int heads, int d_k, std::uint64_t seed, bool
 
 TextTrace trace_text(std::string_view text, const Settings& s, const Lexicon& lex) {
   const int d_k = validate(s);
+  return trace_text(text, s, random_weights(s.d_model, s.heads, d_k, s.seed, s.tie_qk), lex);
+}
+
+TextTrace trace_text(std::string_view text, const Settings& s, const Weights& w,
+                     const Lexicon& lex) {
+  validate(s);
   TextTrace out;
   out.settings = s;
   out.tokens = tokenize(text, lex, s.max_tokens);
@@ -103,7 +109,6 @@ TextTrace trace_text(std::string_view text, const Settings& s, const Lexicon& le
     out.positions = positional_encoding(static_cast<int>(out.tokens.size()), s.d_model);
     X += out.positions;
   }
-  const Weights w = random_weights(s.d_model, s.heads, d_k, s.seed, s.tie_qk);
   AttentionOptions opt;
   opt.heads = s.heads;
   opt.causal = s.causal;

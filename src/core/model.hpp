@@ -53,4 +53,10 @@ struct TextTrace {
 TextTrace trace_text(std::string_view text, const Settings& s,
                      const Lexicon& lex = default_lexicon());
 
+// The same with the weights given: random_weights(s...) made once by a caller that traces many
+// texts with the same settings (the page, while a learner types: at 64 tokens drawing the
+// weights is a quarter of a trace). `w` must be what random_weights returns for `s`.
+TextTrace trace_text(std::string_view text, const Settings& s, const Weights& w,
+                     const Lexicon& lex = default_lexicon());
+
 }  // namespace ap

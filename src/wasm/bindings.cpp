@@ -240,7 +240,20 @@ ap::TextTrace trace_with(const std::string& text, const ap::Settings& s, const s
                          const ap::TrainedModel** used) {
   const ap::TrainedModel* m = model_for(name);
   *used = m;
-  return m ? ap::trace_text_with_model(text, s, *m) : ap::trace_text(text, s);
+  if (m) return ap::trace_text_with_model(text, s, *m);
+  // typing re-traces with the same settings: the random weights are drawn once per settings
+  static ap::Weights weights;
+  static ap::Settings drawn_for;
+  static bool drawn = false;
+  const int d_k = ap::validate(s);
+  if (!drawn || drawn_for.d_model != s.d_model || drawn_for.heads != s.heads ||
+      drawn_for.d_k != s.d_k || drawn_for.seed != s.seed || drawn_for.tie_qk != s.tie_qk) {
+    drawn = false;
+    weights = ap::random_weights(s.d_model, s.heads, d_k, s.seed, s.tie_qk);
+    drawn_for = s;
+    drawn = true;
+  }
+  return ap::trace_text(text, s, weights);
 }
 
 std::string model_name(const val& settings) {

@@ -255,3 +255,19 @@ TEST_CASE("trace_text: errors") {
   s.temperature = 0.0f;
   CHECK(code_of([&] { ap::trace_text("a b", s); }) == "bad_temperature");
 }
+
+TEST_CASE("trace_text with the weights given equals drawing them (the page draws them once)") {
+  ap::Settings s;
+  s.d_model = 16;
+  s.heads = 4;
+  s.seed = 7;
+  s.causal = true;
+  const ap::Weights w = ap::random_weights(s.d_model, s.heads, ap::validate(s), s.seed, s.tie_qk);
+  const ap::TextTrace a = ap::trace_text("the cat sat on the mat", s);
+  const ap::TextTrace b = ap::trace_text("the cat sat on the mat", s, w);
+  CHECK(a.trace.output == b.trace.output);
+  CHECK(a.trace.head[3].weights == b.trace.head[3].weights);
+  CHECK(a.embeddings == b.embeddings);
+  s.seed = 8;  // other settings, other weights: the trace differs
+  CHECK_FALSE(ap::trace_text("the cat sat on the mat", s).trace.output == b.trace.output);
+}

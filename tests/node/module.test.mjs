@@ -205,3 +205,16 @@ test('training in the module (what the page\'s worker runs) lowers the loss', as
   assert.equal(tc.setCustomModel(bytes.bytes).model.name, 'custom');
   assert.equal(m.trainerStep(0).ok, false);
 });
+
+test('random weights drawn once per settings: changing and restoring a setting gives the same trace as a fresh module', async () => {
+  const fresh = await loadCoreNode(path.join(root, 'web/wasm'));
+  const text = 'the cat sat on the mat';
+  const base = { model: 'random', heads: 2, dModel: 8, seed: '5' };
+  const variants = [base, { ...base, seed: '6' }, { ...base, heads: 4 }, { ...base, tieQK: true }, { ...base, dK: 3 }, base];
+  const outputs = variants.map((s) => core.trace(text, s).trace.output.data);
+  for (const [i, s] of variants.entries()) {
+    assert.deepEqual(outputs[i], fresh.trace(text, s).trace.output.data, `variant ${i} (${JSON.stringify(s)})`);
+  }
+  assert.notDeepEqual(outputs[0], outputs[1], 'another seed, other weights');
+  assert.deepEqual(outputs[0], outputs[5], 'back to the first settings');
+});
