@@ -62,8 +62,8 @@ function checkBool(name, v) {
 
 function toF32(name, values) {
   const a = values instanceof Float32Array ? values : Float32Array.from(values, Number);
-  for (const x of a) {
-    if (Number.isNaN(x) || x === Infinity) throw new CoreError('non_finite', `${name} must contain numbers only`);
+  for (let i = 0; i < a.length; i++) {
+    if (Number.isNaN(a[i]) || a[i] === Infinity) throw new CoreError('non_finite', `${name} must contain numbers only`);
   }
   return a;
 }

@@ -155,6 +155,7 @@ class App {
   setText(s, immediate) {
     this.state.s = s;
     this.typing = !immediate;  // keystrokes write the URL once typing pauses (see writeUrl)
+    if (!immediate) this.typedAt = performance.now();
     if (immediate) this.state.q = -1;
     if (immediate) this.input.setText(s);
     // coalesce fast typing into one run per frame
@@ -268,13 +269,15 @@ class App {
   }
 
   // Panels sit below the walkthrough: they are updated after the walkthrough has painted, so
-  // typing never waits for them.
+  // typing never waits for them, and while the learner types only once typing pauses (300 ms):
+  // rebuilding them per keystroke made enough garbage for collector pauses inside keystrokes.
   schedulePanels() {
     clearTimeout(this.panelTimer);
+    const typing = this.typedAt && performance.now() - this.typedAt < 300;
     this.panelTimer = setTimeout(() => {
       const result = this.result;
       for (const p of this.panels) refresh(p, { result, state: { ...this.state } });
-    }, 30);
+    }, typing ? 300 : 30);
   }
 
   // the gradient is a second trace through the core: only while its section is open

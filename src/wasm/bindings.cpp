@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,15 +31,29 @@ using emscripten::val;
 
 namespace {
 
+// A trace is ~50 matrices and a token list, made on every keystroke: the constructor and the
+// property names are looked up once, not made from C strings on every set (that was 100 KB of
+// garbage per keystroke in the page, and collector pauses with it).
+// `name` must be a string literal (or another string with static storage): it is keyed by address.
+const val& js_name(const char* name) {
+  static std::deque<std::pair<const char*, val>> names;   // a deque: references stay valid
+  for (const auto& [key, v] : names) {
+    if (key == name) return v;
+  }
+  names.emplace_back(name, val(name));
+  return names.back().second;
+}
+
 val f32_copy(const float* p, std::size_t n) {
-  return val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));
+  static const val Float32Array = val::global("Float32Array");
+  return Float32Array.new_(emscripten::typed_memory_view(n, p));
 }
 
 val mat(const ap::Matrix& m) {
   val o = val::object();
-  o.set("rows", static_cast<int>(m.rows()));
-  o.set("cols", static_cast<int>(m.cols()));
-  o.set("data", f32_copy(m.data(), static_cast<std::size_t>(m.size())));
+  o.set(js_name("rows"), static_cast<int>(m.rows()));
+  o.set(js_name("cols"), static_cast<int>(m.cols()));
+  o.set(js_name("data"), f32_copy(m.data(), static_cast<std::size_t>(m.size())));
   return o;
 }
 
@@ -67,17 +82,17 @@ ap::Matrix mat_from(const val& o, const char* name) {
 
 val ok() {
   val o = val::object();
-  o.set("ok", true);
+  o.set(js_name("ok"), true);
   return o;
 }
 
 val error(const std::string& code, const std::string& message) {
   val e = val::object();
-  e.set("code", code);
-  e.set("message", message);
+  e.set(js_name("code"), code);
+  e.set(js_name("message"), message);
   val o = val::object();
-  o.set("ok", false);
-  o.set("error", e);
+  o.set(js_name("ok"), false);
+  o.set(js_name("error"), e);
   return o;
 }
 
@@ -98,11 +113,11 @@ val tokens_js(const std::vector<ap::Token>& tokens) {
   val list = val::array();
   for (const ap::Token& t : tokens) {
     val o = val::object();
-    o.set("text", t.text);
-    o.set("kind", std::string(ap::to_string(t.kind)));
-    o.set("known", t.known);
-    o.set("byteBegin", static_cast<double>(t.byte_begin));
-    o.set("byteEnd", static_cast<double>(t.byte_end));
+    o.set(js_name("text"), t.text);
+    o.set(js_name("kind"), js_name(ap::to_string(t.kind)));
+    o.set(js_name("known"), t.known);
+    o.set(js_name("byteBegin"), static_cast<double>(t.byte_begin));
+    o.set(js_name("byteEnd"), static_cast<double>(t.byte_end));
     list.call<void>("push", o);
   }
   return list;
@@ -110,35 +125,35 @@ val tokens_js(const std::vector<ap::Token>& tokens) {
 
 val trace_js(const ap::Trace& t) {
   val o = val::object();
-  o.set("n", t.n);
-  o.set("dModel", t.d_model);
-  o.set("heads", t.heads);
-  o.set("dK", t.d_k);
-  o.set("causal", t.options.causal);
-  o.set("scale", t.options.scale);
-  o.set("scaleFactor", t.scale_factor);
-  o.set("temperature", t.options.temperature);
-  o.set("X", mat(t.X));
+  o.set(js_name("n"), t.n);
+  o.set(js_name("dModel"), t.d_model);
+  o.set(js_name("heads"), t.heads);
+  o.set(js_name("dK"), t.d_k);
+  o.set(js_name("causal"), t.options.causal);
+  o.set(js_name("scale"), t.options.scale);
+  o.set(js_name("scaleFactor"), t.scale_factor);
+  o.set(js_name("temperature"), t.options.temperature);
+  o.set(js_name("X"), mat(t.X));
   val heads = val::array();
   for (const ap::HeadTrace& h : t.head) {
     val ho = val::object();
-    ho.set("W_Q", mat(h.W_Q));
-    ho.set("W_K", mat(h.W_K));
-    ho.set("W_V", mat(h.W_V));
-    ho.set("Q", mat(h.Q));
-    ho.set("K", mat(h.K));
-    ho.set("V", mat(h.V));
-    ho.set("scores", mat(h.scores));
-    ho.set("scaled", mat(h.scaled));
-    ho.set("masked", mat(h.masked));
-    ho.set("weights", mat(h.weights));
-    ho.set("output", mat(h.output));
+    ho.set(js_name("W_Q"), mat(h.W_Q));
+    ho.set(js_name("W_K"), mat(h.W_K));
+    ho.set(js_name("W_V"), mat(h.W_V));
+    ho.set(js_name("Q"), mat(h.Q));
+    ho.set(js_name("K"), mat(h.K));
+    ho.set(js_name("V"), mat(h.V));
+    ho.set(js_name("scores"), mat(h.scores));
+    ho.set(js_name("scaled"), mat(h.scaled));
+    ho.set(js_name("masked"), mat(h.masked));
+    ho.set(js_name("weights"), mat(h.weights));
+    ho.set(js_name("output"), mat(h.output));
     heads.call<void>("push", ho);
   }
-  o.set("head", heads);
-  o.set("concat", mat(t.concat));
-  o.set("W_O", mat(t.W_O));
-  o.set("output", mat(t.output));
+  o.set(js_name("head"), heads);
+  o.set(js_name("concat"), mat(t.concat));
+  o.set(js_name("W_O"), mat(t.W_O));
+  o.set(js_name("output"), mat(t.output));
   return o;
 }
 
@@ -173,16 +188,16 @@ ap::Settings settings_from(const val& o) {
 
 val settings_js(const ap::Settings& s, int d_k) {
   val o = val::object();
-  o.set("dModel", s.d_model);
-  o.set("heads", s.heads);
-  o.set("dK", d_k);
-  o.set("causal", s.causal);
-  o.set("scale", s.scale);
-  o.set("temperature", s.temperature);
-  o.set("tieQK", s.tie_qk);
-  o.set("positions", s.positions);
-  o.set("seed", std::to_string(s.seed));
-  o.set("maxTokens", s.max_tokens);
+  o.set(js_name("dModel"), s.d_model);
+  o.set(js_name("heads"), s.heads);
+  o.set(js_name("dK"), d_k);
+  o.set(js_name("causal"), s.causal);
+  o.set(js_name("scale"), s.scale);
+  o.set(js_name("temperature"), s.temperature);
+  o.set(js_name("tieQK"), s.tie_qk);
+  o.set(js_name("positions"), s.positions);
+  o.set(js_name("seed"), std::to_string(s.seed));
+  o.set(js_name("maxTokens"), s.max_tokens);
   return o;
 }
 
@@ -214,25 +229,25 @@ const ap::TrainedModel* model_for(const std::string& name) {
 
 val model_js(const ap::TrainedModel& m, const std::string& name) {
   val o = val::object();
-  o.set("name", name);
-  o.set("dModel", m.d_model);
-  o.set("heads", m.heads);
-  o.set("dK", m.d_k);
-  o.set("vocabSize", m.vocab.size());
+  o.set(js_name("name"), name);
+  o.set(js_name("dModel"), m.d_model);
+  o.set(js_name("heads"), m.heads);
+  o.set(js_name("dK"), m.d_k);
+  o.set(js_name("vocabSize"), m.vocab.size());
   val notes = val::array();
   for (const ap::HeadNote& n : m.notes) {
     val no = val::object();
-    no.set("role", n.role);
-    no.set("note", n.note);
-    no.set("noteZh", n.note_zh);
-    no.set("pronounAccuracy", n.pronoun_accuracy);
-    no.set("verbAccuracy", n.verb_accuracy);
+    no.set(js_name("role"), n.role);
+    no.set(js_name("note"), n.note);
+    no.set(js_name("noteZh"), n.note_zh);
+    no.set(js_name("pronounAccuracy"), n.pronoun_accuracy);
+    no.set(js_name("verbAccuracy"), n.verb_accuracy);
     notes.call<void>("push", no);
   }
-  o.set("notes", notes);
+  o.set(js_name("notes"), notes);
   val info = val::object();
   for (const auto& kv : m.info) info.set(kv.first, kv.second);
-  o.set("info", info);
+  o.set(js_name("info"), info);
   return o;
 }
 
@@ -266,7 +281,7 @@ std::string model_name(const val& settings) {
 val tokenize(const std::string& text, int max_tokens) {
   return guarded([&] {
     val o = ok();
-    o.set("tokens", tokens_js(ap::tokenize(text, ap::default_lexicon(), max_tokens)));
+    o.set(js_name("tokens"), tokens_js(ap::tokenize(text, ap::default_lexicon(), max_tokens)));
     return o;
   });
 }
@@ -277,25 +292,25 @@ val trace_text(const std::string& text, const val& settings) {
     const ap::TrainedModel* m = nullptr;
     const ap::TextTrace t = trace_with(text, settings_from(settings), name, &m);
     val o = ok();
-    o.set("model", m ? model_js(*m, name) : val::null());
+    o.set(js_name("model"), m ? model_js(*m, name) : val::null());
     if (m) {
       val guesses = val::array();
       for (const ap::TokenGuess& g : ap::guess_words(t.trace, *m)) {
         val go = val::object();
-        go.set("word", m->vocab.word(g.word));
-        go.set("probability", g.probability);
+        go.set(js_name("word"), m->vocab.word(g.word));
+        go.set(js_name("probability"), g.probability);
         guesses.call<void>("push", go);
       }
-      o.set("guesses", guesses);
+      o.set(js_name("guesses"), guesses);
     } else {
-      o.set("guesses", val::null());
+      o.set(js_name("guesses"), val::null());
     }
 
-    o.set("tokens", tokens_js(t.tokens));
-    o.set("settings", settings_js(t.settings, t.trace.d_k));
-    o.set("embeddings", mat(t.embeddings));
-    o.set("positions", t.positions.size() ? mat(t.positions) : val::null());
-    o.set("trace", trace_js(t.trace));
+    o.set(js_name("tokens"), tokens_js(t.tokens));
+    o.set(js_name("settings"), settings_js(t.settings, t.trace.d_k));
+    o.set(js_name("embeddings"), mat(t.embeddings));
+    o.set(js_name("positions"), t.positions.size() ? mat(t.positions) : val::null());
+    o.set(js_name("trace"), trace_js(t.trace));
     return o;
   });
 }
@@ -314,7 +329,7 @@ val attend(const val& input) {
     opt.scale = get_or<bool>(input, "scale", opt.scale);
     opt.temperature = get_or<float>(input, "temperature", opt.temperature);
     val o = ok();
-    o.set("trace", trace_js(ap::attend(X, w, opt)));
+    o.set(js_name("trace"), trace_js(ap::attend(X, w, opt)));
     return o;
   });
 }
@@ -323,12 +338,12 @@ val softmax_steps(const val& scores, float temperature) {
   return guarded([&] {
     const ap::SoftmaxSteps s = ap::softmax_steps(row_from(scores), temperature);
     val o = ok();
-    o.set("input", row(s.input));
-    o.set("max", s.max);
-    o.set("shifted", row(s.shifted));
-    o.set("exps", row(s.exps));
-    o.set("sum", s.sum);
-    o.set("weights", row(s.weights));
+    o.set(js_name("input"), row(s.input));
+    o.set(js_name("max"), s.max);
+    o.set(js_name("shifted"), row(s.shifted));
+    o.set(js_name("exps"), row(s.exps));
+    o.set(js_name("sum"), s.sum);
+    o.set(js_name("weights"), row(s.weights));
     return o;
   });
 }
@@ -337,13 +352,13 @@ val dot_steps(const val& q, const val& k) {
   return guarded([&] {
     const ap::DotSteps d = ap::dot_steps(row_from(q), row_from(k));
     val o = ok();
-    o.set("products", row(d.products));
-    o.set("dot", d.dot);
-    o.set("normQ", d.norm_q);
-    o.set("normK", d.norm_k);
-    o.set("cosine", d.cosine);
-    o.set("angleDegrees", d.angle_degrees);
-    o.set("scaled", d.scaled);
+    o.set(js_name("products"), row(d.products));
+    o.set(js_name("dot"), d.dot);
+    o.set(js_name("normQ"), d.norm_q);
+    o.set(js_name("normK"), d.norm_k);
+    o.set(js_name("cosine"), d.cosine);
+    o.set(js_name("angleDegrees"), d.angle_degrees);
+    o.set(js_name("scaled"), d.scaled);
     return o;
   });
 }
@@ -364,20 +379,20 @@ val gradient_row(const std::string& text, const val& settings, int query, int ta
     const ap::RowGradient g =
         ap::explain_gradient(t.trace, *m, query, ids[static_cast<std::size_t>(target)]);
     val o = ok();
-    o.set("row", g.row);
-    o.set("target", target);
-    o.set("targetWord", m->vocab.word(g.target_word));
-    o.set("loss", g.loss);
-    o.set("probability", g.probability);
-    o.set("dOutput", row(g.d_output));
+    o.set(js_name("row"), g.row);
+    o.set(js_name("target"), target);
+    o.set(js_name("targetWord"), m->vocab.word(g.target_word));
+    o.set(js_name("loss"), g.loss);
+    o.set(js_name("probability"), g.probability);
+    o.set(js_name("dOutput"), row(g.d_output));
     val heads = val::array();
     for (const ap::HeadGradient& hg : g.head) {
       val ho = val::object();
-      ho.set("dWeights", row(hg.d_weights));
-      ho.set("dScores", row(hg.d_scores));
+      ho.set(js_name("dWeights"), row(hg.d_weights));
+      ho.set(js_name("dScores"), row(hg.d_scores));
       heads.call<void>("push", ho);
     }
-    o.set("head", heads);
+    o.set(js_name("head"), heads);
     return o;
   });
 }
@@ -398,7 +413,7 @@ val set_custom_model(const val& bytes) {
   return guarded([&] {
     auto m = std::make_unique<ap::TrainedModel>(ap::load_model(bytes_from(bytes)));
     val o = ok();
-    o.set("model", model_js(*m, "custom"));
+    o.set(js_name("model"), model_js(*m, "custom"));
     models().custom = std::move(m);
     return o;
   });
@@ -424,8 +439,8 @@ val trainer_start(const std::string& corpus_tsv, const val& options) {
     const std::size_t n = train.size();
     models().trainer = std::make_unique<ap::Trainer>(cfg, std::move(vocab), std::move(train));
     val o = ok();
-    o.set("examples", static_cast<double>(n));
-    o.set("steps", cfg.steps);
+    o.set(js_name("examples"), static_cast<double>(n));
+    o.set(js_name("steps"), cfg.steps);
     return o;
   });
 }
@@ -438,9 +453,9 @@ val trainer_step(int k) {
     double sum = 0;
     for (int i = 0; i < k; ++i) sum += models().trainer->step();
     val o = ok();
-    o.set("step", models().trainer->steps_done());
-    o.set("loss", sum / k);
-    o.set("learningRate", models().trainer->learning_rate_at(models().trainer->steps_done() - 1));
+    o.set(js_name("step"), models().trainer->steps_done());
+    o.set(js_name("loss"), sum / k);
+    o.set(js_name("learningRate"), models().trainer->learning_rate_at(models().trainer->steps_done() - 1));
     return o;
   });
 }
@@ -456,7 +471,7 @@ val trainer_model_bytes() {
                                 "在本页训练了 " + steps + " 步。", 0.0f, 0.0f});
     m.info = {{"trainer", "the page's training worker"}, {"steps", steps}};
     val o = ok();
-    o.set("bytes", bytes_js(ap::save_model(m)));
+    o.set(js_name("bytes"), bytes_js(ap::save_model(m)));
     return o;
   });
 }
@@ -467,11 +482,11 @@ float finite_range(const val& r) { return ap::finite_range(row_from(r)); }
 
 val limits() {
   val o = val::object();
-  o.set("maxTokens", ap::kMaxTokensLimit);
-  o.set("defaultMaxTokens", ap::kDefaultMaxTokens);
-  o.set("maxDModel", ap::kMaxDModel);
-  o.set("maxHeads", ap::kMaxHeads);
-  o.set("maxTemperature", ap::kMaxTemperature);
+  o.set(js_name("maxTokens"), ap::kMaxTokensLimit);
+  o.set(js_name("defaultMaxTokens"), ap::kDefaultMaxTokens);
+  o.set(js_name("maxDModel"), ap::kMaxDModel);
+  o.set(js_name("maxHeads"), ap::kMaxHeads);
+  o.set(js_name("maxTemperature"), ap::kMaxTemperature);
   return o;
 }
 
@@ -514,8 +529,8 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
                       else
                         ap::gemm(A, B, C);
                       val o = ok();
-                      o.set("C", mat(C));
-                      o.set("simd128", ap::gemm_uses_simd128());
+                      o.set(js_name("C"), mat(C));
+                      o.set(js_name("simd128"), ap::gemm_uses_simd128());
                       return o;
                     });
                   }));
@@ -542,8 +557,8 @@ EMSCRIPTEN_BINDINGS(attention_playground) {
   emscripten::function("heapStats", emscripten::optional_override([] {
                          const struct mallinfo mi = mallinfo();
                          val o = val::object();
-                         o.set("inUse", static_cast<double>(mi.uordblks));
-                         o.set("total", static_cast<double>(mi.arena));
+                         o.set(js_name("inUse"), static_cast<double>(mi.uordblks));
+                         o.set(js_name("total"), static_cast<double>(mi.arena));
                          return o;
                        }));
 #endif  // AP_WASM_TRAINING

@@ -2,23 +2,14 @@
 // every key, thickness and label = that weight in the chosen head. Click a query to follow it.
 // It is drawn once and then updated in place (a keystroke changes a few attributes, not the SVG);
 // it only places the trace's weights, it computes none.
-import { el, svg, pct, rowOf } from './util.js';
+import { el, svg, pct, rowOf, writeOnce } from './util.js';
 
 const ROW = 26;
 
-/** Sets an attribute only when it differs (null removes it): unchanged nodes cost no style work. */
-function attr(node, name, value) {
-  if (value == null) {
-    if (node.hasAttribute(name)) node.removeAttribute(name);
-    return;
-  }
-  const v = String(value);
-  if (node.getAttribute(name) !== v) node.setAttribute(name, v);
-}
-
-function text(node, value) {
-  if (node.textContent !== value) node.textContent = value;
-}
+// attributes and texts are written only when they differ from what was last written
+// (compared in JS, util.writeOnce): unchanged nodes cost no style work and no garbage
+const attr = (node, name, value) => writeOnce(node, name, value);
+const text = (node, value) => writeOnce(node, 'text', value);
 
 export class ArcView {
   constructor(root, ctx) {
@@ -58,7 +49,7 @@ export class ArcView {
     const q = state.q;
     const labels = result.tokens.map((x) => x.text);
     // a very long token (a pasted URL) is cut for the picture; the heading and titles keep it whole
-    const short = labels.map((x) => ([...x].length > 14 ? `${[...x].slice(0, 13).join('')}…` : x));
+    const short = labels.map((x) => (x.length > 14 && [...x].length > 14 ? `${[...x].slice(0, 13).join('')}…` : x));
     const w = rowOf(tr.head[h].weights, q);
     const H = n * ROW + 8;
     const y = (i) => 4 + ROW * i + ROW / 2;
@@ -86,8 +77,9 @@ export class ArcView {
         this.links.push(line);
       }
       attr(line, 'd', `M 104 ${y(q)} C 160 ${y(q)}, 160 ${y(j)}, 216 ${y(j)}`);
-      attr(line, 'stroke-width', (0.5 + 16 * w[j]).toFixed(2));
-      attr(line, 'stroke-opacity', (0.25 + 0.75 * w[j]).toFixed(3));
+      // to 0.1 px and 1% opacity (finer is invisible): most links keep their attributes while typing
+      attr(line, 'stroke-width', (0.5 + 16 * w[j]).toFixed(1));
+      attr(line, 'stroke-opacity', (0.25 + 0.75 * w[j]).toFixed(2));
       text(line.firstChild, `${labels[q]} → ${labels[j]}: ${pct(w[j])}`);
       k += 1;
     }

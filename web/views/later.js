@@ -63,11 +63,20 @@ function flush(view) {
   else observer.unobserve(elementOf(view));
 }
 
+// When the page is idle, a few views at a time (while the idle period lasts), so a keystroke
+// arriving meanwhile waits for one view at most.
 function schedule() {
   if (idle) return;
-  const run = () => {
+  const run = (deadline) => {
     idle = 0;
-    for (const v of [...pending.keys()]) flush(v);
+    let done = 0;
+    for (const v of [...pending.keys()]) {
+      // in an idle moment, while it lasts; when none came for 200 ms (steady typing), one view
+      if (deadline && (deadline.didTimeout ? done > 0 : deadline.timeRemaining() < 4)) break;
+      flush(v);
+      done += 1;
+    }
+    if (pending.size) schedule();
     tell();
   };
   idle = typeof requestIdleCallback === 'function' ? requestIdleCallback(run, { timeout: 200 }) : setTimeout(run, 50);

@@ -6,8 +6,8 @@ export function el(tag, opts = {}, children = []) {
   const e = document.createElement(tag);
   if (opts.class) e.className = opts.class;
   if (opts.text != null) e.textContent = opts.text;
-  if (opts.attrs) for (const [k, v] of Object.entries(opts.attrs)) if (v != null) e.setAttribute(k, String(v));
-  if (opts.on) for (const [k, v] of Object.entries(opts.on)) e.addEventListener(k, v);
+  if (opts.attrs) for (const k in opts.attrs) if (opts.attrs[k] != null) e.setAttribute(k, String(opts.attrs[k]));
+  if (opts.on) for (const k in opts.on) e.addEventListener(k, opts.on[k]);
   for (const c of children) if (c != null) e.append(c);
   return e;
 }
@@ -15,6 +15,21 @@ export function el(tag, opts = {}, children = []) {
 /** Sets a node's text only when it differs (a write invalidates layout even when equal). */
 export function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
+}
+
+/**
+ * Writes a node's text (what = 'text') or an attribute only when it differs from what was last
+ * written here, compared in JS: reading textContent or getAttribute back makes a new string
+ * each time, and on every keystroke that garbage adds up to collector pauses.
+ */
+export function writeOnce(node, what, value) {
+  const v = value == null ? null : String(value);
+  const last = node.apWritten || (node.apWritten = {});
+  if (what in last && last[what] === v) return;
+  last[what] = v;
+  if (what === 'text') node.textContent = v ?? '';
+  else if (v == null) node.removeAttribute(what);
+  else node.setAttribute(what, v);
 }
 
 /** Sets a width in percent, to 0.1% (finer is invisible), only when it differs: a bar that did
@@ -26,7 +41,7 @@ export function setWidth(node, percent) {
 
 export function svg(tag, attrs = {}) {
   const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  for (const k in attrs) e.setAttribute(k, String(attrs[k]));
   return e;
 }
 
@@ -53,7 +68,10 @@ export function colOf(m, c) {
 
 export function maxAbsFinite(data) {
   let m = 0;
-  for (const x of data) if (Number.isFinite(x) && Math.abs(x) > m) m = Math.abs(x);
+  for (let i = 0; i < data.length; i++) {   // indexed: an iterator per call is garbage per keystroke
+    const x = data[i];
+    if (Number.isFinite(x) && Math.abs(x) > m) m = Math.abs(x);
+  }
   return m || 1;
 }
 
@@ -126,7 +144,7 @@ export class MatrixTable {
       this.headRow.insertBefore(th, this.extraHead);
       this.colHeads.push(th);
     }
-    this.colHeads.forEach((th, c) => setText(th, o.colLabels ? o.colLabels[c] : String(c + 1)));
+    this.colHeads.forEach((th, c) => writeOnce(th, 'text', o.colLabels ? o.colLabels[c] : String(c + 1)));
     while (this.rowEls.length > m.rows) this.rowEls.pop().tr.remove();
     this.rowHeads.length = this.rowEls.length;
     this.rowEls.forEach((row, r) => {
@@ -140,7 +158,7 @@ export class MatrixTable {
         for (const e of [this.rowHeads[r], ...row.cells, row.extra]) if (e) e.dataset.row = this.firstRow + r;
       });
     }
-    this.rowHeads.forEach((th, r) => setText(th, o.rowLabels ? o.rowLabels[r] : String(r + 1)));
+    this.rowHeads.forEach((th, r) => writeOnce(th, 'text', o.rowLabels ? o.rowLabels[r] : String(r + 1)));
     if (resized) {
       if (this.shapeEl) this.shapeEl.textContent = `${m.rows} × ${m.cols}`;
       this.cells = this.rowEls.flatMap((row) => row.cells);

@@ -7,15 +7,16 @@ export const MATH_NS = 'http://www.w3.org/1998/Math/MathML';
 /** Creates an element. attrs: {class, text, dataset, on: {event: fn}, ...plain attributes}. */
 export function el(tag, attrs = {}, children = [], ns = null) {
   const node = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
+  for (const k in attrs) {   // for-in, not Object.entries: no arrays made per element
+    const v = attrs[k];
     if (v == null || v === false) continue;
     if (k === 'class') node.setAttribute('class', v);
     else if (k === 'text') node.textContent = v;
     else if (k === 'dataset') Object.assign(node.dataset, v);
-    else if (k === 'on') for (const [ev, fn] of Object.entries(v)) node.addEventListener(ev, fn);
+    else if (k === 'on') for (const ev in v) node.addEventListener(ev, v[ev]);
     else node.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of [].concat(children)) {
+  for (const c of Array.isArray(children) ? children : [children]) {
     if (c == null || c === false) continue;
     node.append(typeof c === 'string' ? document.createTextNode(c) : c);
   }
