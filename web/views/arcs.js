@@ -76,7 +76,11 @@ export class ArcView {
         pic.insertBefore(line, this.labels.length ? this.labels[0][0] : null);
         this.links.push(line);
       }
-      attr(line, 'd', `M 104 ${y(q)} C 160 ${y(q)}, 160 ${y(j)}, 216 ${y(j)}`);
+      if (line.apFrom !== q || line.apTo !== j) {   // the curve depends on the two rows only
+        line.apFrom = q;
+        line.apTo = j;
+        attr(line, 'd', `M 104 ${y(q)} C 160 ${y(q)}, 160 ${y(j)}, 216 ${y(j)}`);
+      }
       // to 0.1 px and 1% opacity (finer is invisible): most links keep their attributes while typing
       attr(line, 'stroke-width', (0.5 + 16 * w[j]).toFixed(1));
       attr(line, 'stroke-opacity', (0.25 + 0.75 * w[j]).toFixed(2));

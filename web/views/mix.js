@@ -1,7 +1,7 @@
 // mix.js: stage 8. The focus token's output is the weighted sum of the V rows. Each key's share
 // is drawn as a stacked bar, and its contribution w·V_j per column comes from core.dotSteps
 // (the products of the weight row with a V column), so nothing is multiplied here.
-import { el, fmt, pct, matrixBlock, rowOf, colOf, tint, maxAbsFinite, setText, setWidth } from './util.js';
+import { el, fmt, pct, matrixBlock, rowOf, colOf, tint, maxAbsFinite, setText, setWidth, writeOnce } from './util.js';
 import { matrixView, refreshViews } from './heatmap.js';
 
 // list grows with make(j) or shrinks (removing the dropped items' nodes) to n items
@@ -127,23 +127,27 @@ export class MixStage {
       row.j = j;
       row.sw.style.backgroundColor = PALETTE[j % PALETTE.length];
       setText(row.label, labels[j]);
-      Object.assign(row.w.dataset, { head: h, row: q, col: j, value: String(v) });
+      writeOnce(row.w, 'data-head', h);
+      writeOnce(row.w, 'data-row', q);
+      writeOnce(row.w, 'data-col', j);
+      writeOnce(row.w, 'data-value', v);
       setText(row.w, pct(v));
       setText(row.v, `[${[...rowOf(head.V, j)].map((x) => fmt(x)).join(', ')}]`);
       row.cells.forEach((td, c) => {
         const x = contrib[c].products[j];
-        if (td.apScale === scale && td.dataset.value === String(x) && td.dataset.row === String(j) && td.dataset.head === String(h)) return;
-        td.apScale = scale;
-        td.dataset.head = h;
-        td.dataset.row = j;
-        td.dataset.value = String(x);
+        writeOnce(td, 'data-head', h);
+        writeOnce(td, 'data-row', j);
+        writeOnce(td, 'data-value', x);
         setText(td, fmt(x));
-        td.style.backgroundColor = tint(x, scale);
+        const bg = tint(x, scale);
+        if (td.apBg !== bg) { td.apBg = bg; td.style.backgroundColor = bg; }
       });
     });
     const o = rowOf(head.output, q);
     this.outCells.forEach((td, c) => {
-      Object.assign(td.dataset, { head: h, row: q, value: String(o[c]) });
+      writeOnce(td, 'data-head', h);
+      writeOnce(td, 'data-row', q);
+      writeOnce(td, 'data-value', o[c]);
       setText(td, fmt(o[c]));
     });
   }

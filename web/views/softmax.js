@@ -15,7 +15,9 @@ export class SoftmaxStage {
     const head = tr.head[h];
     const labels = model.result.tokens.map((x) => x.text);
     // row sums: a check on what is shown, not part of the computation
-    const sums = Array.from({ length: tr.n }, (_, r) => rowOf(head.weights, r).reduce((a, v) => a + v, 0));
+    const sums = new Float64Array(tr.n);
+    const w = head.weights.data;
+    for (let i = 0; i < w.length; i++) sums[Math.floor(i / tr.n)] += w[i];   // one pass, no row views
     return [head.weights, {
       t: this.ctx.t,
       name: 'weights', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true,
@@ -108,7 +110,8 @@ class RowTable {
     [...values].forEach((v, j) => {
       setText(this.head.children[j], labels[j]);
       const td = this.body.children[j];
-      if (td.dataset.value === String(v)) return;
+      if (Object.is(td.apValue, v)) return;   // compared in JS: reading dataset back makes garbage
+      td.apValue = v;
       td.className = v === -Infinity ? 'neg-inf' : '';
       td.dataset.value = String(v);
       setText(td, fmt(v, 3));

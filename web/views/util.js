@@ -12,10 +12,8 @@ export function el(tag, opts = {}, children = []) {
   return e;
 }
 
-/** Sets a node's text only when it differs (a write invalidates layout even when equal). */
-export function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
+/** Sets a node's text only when it differs from what was last set here (see writeOnce). */
+export function setText(node, text) { writeOnce(node, 'text', text); }
 
 /**
  * Writes a node's text (what = 'text') or an attribute only when it differs from what was last
@@ -36,7 +34,7 @@ export function writeOnce(node, what, value) {
  *  not move costs no style recalculation. */
 export function setWidth(node, percent) {
   const w = `${percent.toFixed(1)}%`;
-  if (node.style.width !== w) node.style.width = w;
+  if (node.apWidth !== w) { node.apWidth = w; node.style.width = w; }
 }
 
 export function svg(tag, attrs = {}) {
@@ -173,7 +171,10 @@ export class MatrixTable {
     if (o.extra) {
       this.rowEls.forEach((row, r) => {
         const x = o.extra.values[r];
-        if (row.extra.dataset.value !== String(x)) { row.extra.dataset.value = String(x); row.extra.textContent = fmt(x, 3); }
+        if (Object.is(row.extra.apValue, x)) return;
+        row.extra.apValue = x;
+        row.extra.dataset.value = String(x);
+        row.extra.textContent = fmt(x, 3);
       });
     }
     if (resized) {
@@ -344,7 +345,13 @@ export class BarList {
       setText(label, labels[j]);
       setWidth(fill, Number.isFinite(v) ? Math.max(0, Math.min(100, (v / top) * 100)) : 0);
       setText(val, asPct ? pct(v) : fmt(v, digits));
-      if (name) Object.assign(val.dataset, { matrix: name, head: head ?? '', row: row ?? '', col: j, value: String(v) });
+      if (name) {
+        writeOnce(val, 'data-matrix', name);
+        writeOnce(val, 'data-head', head ?? '');
+        writeOnce(val, 'data-row', row ?? '');
+        writeOnce(val, 'data-col', j);
+        writeOnce(val, 'data-value', v);
+      }
     });
     const long = values.length > LONG_LIST;
     this.el.className = long ? 'bars-scroll' : '';
