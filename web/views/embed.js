@@ -2,7 +2,7 @@
 // on, the token vectors E and the position signal P (both from the core's trace) sit beside X:
 // X = E + P.
 import { el, fmt, matrixBlock, rowOf } from './util.js';
-import { matrixView, refreshViews } from './heatmap.js';
+import { matrixView, refreshStage } from './heatmap.js';
 
 export class EmbedStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -25,11 +25,10 @@ export class EmbedStage {
   }
 
   update(model) {
-    const v = this.views(model);
-    if (!v.p !== !this.p || model.result.settings.positions !== this.model.result.settings.positions) return false;
-    if (!refreshViews([[this.x, v.x], ...(v.p ? [[this.e, v.e], [this.p, v.p]] : [])])) return false;
-    this.model = model;
-    return true;
+    return refreshStage(this, model, (m) => [!!m.result.positions, m.result.settings.positions], (m) => {
+      const v = this.views(m);
+      return [[this.x, v.x], ...(v.p ? [[this.e, v.e], [this.p, v.p]] : [])];
+    });
   }
 
   render(model) {

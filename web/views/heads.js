@@ -1,7 +1,7 @@
 // heads.js: stage 9. Every head's weight matrix side by side (each head looks for something
 // different), then the heads' outputs side by side (concat), times W_O, gives the layer's output.
 import { el, pct, matrixBlock, rowOf } from './util.js';
-import { matrixView, refreshViews } from './heatmap.js';
+import { matrixView, refreshStage } from './heatmap.js';
 
 export class HeadsStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -24,12 +24,10 @@ export class HeadsStage {
   }
 
   update(model) {
-    const tr = model.result.trace;
-    if (tr.heads !== this.model.result.trace.heads) return false;
-    const v = this.views(model);
-    const pairs = [...this.headViews.map((m, h) => [m, v.heads[h]]), [this.concat, v.concat], [this.wo, v.wo], [this.out, v.out]];
-    if (!refreshViews(pairs)) return false;
-    this.model = model;
+    if (!refreshStage(this, model, (m) => [m.result.trace.heads], (m) => {
+      const v = this.views(m);
+      return [...this.headViews.map((x, h) => [x, v.heads[h]]), [this.concat, v.concat], [this.wo, v.wo], [this.out, v.out]];
+    })) return false;
     this.markRows();
     return true;
   }

@@ -28,6 +28,19 @@ export function matrixView(m, o) { return useHeatmap(m, o) ? new Heatmap(m, o) :
  * All or nothing: false, with nothing touched, when a matrix now needs the other kind of view
  * (it crossed the heatmap size) and the stage must be drawn anew.
  */
+/**
+ * A stage's update(model): its views refreshed in place and `model` kept, or false with nothing
+ * touched (the stage is then drawn anew) when what its structure depends on, shape(model) (e.g.
+ * [head, causal]), differs from the drawn model's, or a view must change kind.
+ * pairs(model): the [view, [m, o]] pairs for refreshViews.
+ */
+export function refreshStage(stage, model, shape, pairs) {
+  if (String(shape(model)) !== String(shape(stage.model))) return false;
+  if (!refreshViews(pairs(model))) return false;
+  stage.model = model;
+  return true;
+}
+
 export function refreshViews(pairs) {
   if (pairs.some(([v, [m, o]]) => !v || useHeatmap(m, o) !== (v instanceof Heatmap))) return false;
   for (const [v, [m, o]] of pairs) refresh(v, m, o);

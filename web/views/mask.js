@@ -1,7 +1,7 @@
 // mask.js: stage 6. With the causal mask a query may not look at later keys: those cells become
 // −∞ (and weight 0 after softmax). Without it the matrix passes through unchanged.
 import { el, matrixBlock, rowOf } from './util.js';
-import { matrixView, refreshViews } from './heatmap.js';
+import { matrixView, refreshStage } from './heatmap.js';
 
 export class MaskStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; }
@@ -15,10 +15,7 @@ export class MaskStage {
   }
 
   update(model) {
-    if (model.state.head !== this.model.state.head || model.result.trace.causal !== this.model.result.trace.causal) return false;
-    if (!refreshViews([[this.m, this.view(model)]])) return false;
-    this.model = model;
-    return true;
+    return refreshStage(this, model, (m) => [m.state.head, m.result.trace.causal], (m) => [[this.m, this.view(m)]]);
   }
 
   render(model) {

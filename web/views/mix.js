@@ -2,7 +2,7 @@
 // is drawn as a stacked bar, and its contribution w·V_j per column comes from core.dotSteps
 // (the products of the weight row with a V column), so nothing is multiplied here.
 import { el, fmt, pct, matrixBlock, rowOf, colOf, tint, maxAbsFinite, setText, setWidth, writeOnce } from './util.js';
-import { matrixView, refreshViews } from './heatmap.js';
+import { matrixView, refreshStage } from './heatmap.js';
 
 // list grows with make(j) or shrinks (removing the dropped items' nodes) to n items
 function resize(list, n, make) {
@@ -29,9 +29,8 @@ export class MixStage {
   }
 
   update(model) {
-    if (model.state.head !== this.model.state.head || model.result.trace.dK !== this.model.result.trace.dK) return false;
-    if (!refreshViews([[this.out, this.view(model)]])) return false;
-    this.model = model;
+    const shape = (m) => [m.state.head, m.result.trace.dK];
+    if (!refreshStage(this, model, shape, (m) => [[this.out, this.view(m)]])) return false;
     this.fill();
     return true;
   }

@@ -2,7 +2,7 @@
 // as row-times-column: row i of X meets column c of W, and the products add up to one number.
 // The products come from core.dotSteps; the result cells from the trace.
 import { el, fmt, matrixBlock, rowOf, colOf } from './util.js';
-import { matrixView, refreshViews } from './heatmap.js';
+import { matrixView, refreshStage } from './heatmap.js';
 
 const ROLES = ['Q', 'K', 'V'];
 
@@ -32,13 +32,12 @@ export class ProjectStage {
   }
 
   update(model) {
-    if (model.state.head !== this.model.state.head) return false;
-    const v = this.views(model);
-    const pairs = [[this.x, v.x], ...this.w.map((w, i) => [w, v.w[i]]), ...this.out.map((o, i) => [o, v.out[i]])];
-    if (!refreshViews(pairs)) return false;
-    this.model = model;
-    if (this.sel && this.sel[0] >= model.result.trace.n) this.sel = null;
-    return true;
+    const ok = refreshStage(this, model, (m) => [m.state.head], (m) => {
+      const v = this.views(m);
+      return [[this.x, v.x], ...this.w.map((w, i) => [w, v.w[i]]), ...this.out.map((o, i) => [o, v.out[i]])];
+    });
+    if (ok && this.sel && this.sel[0] >= model.result.trace.n) this.sel = null;
+    return ok;
   }
 
   render(model) {

@@ -2,7 +2,7 @@
 // focus row (core.finiteRange) before and after, and what softmax would make of each row
 // (core.softmaxSteps), so a learner sees an unscaled row turn into an almost one-hot weight row.
 import { el, fmt, pct, matrixBlock, rowOf, BarList, setText } from './util.js';
-import { matrixView, refreshViews } from './heatmap.js';
+import { matrixView, refreshStage } from './heatmap.js';
 import { refresh } from './later.js';
 
 export class ScaleStage {
@@ -17,11 +17,8 @@ export class ScaleStage {
   }
 
   update(model) {
-    const was = this.model.result.trace;
-    const tr = model.result.trace;
-    if (model.state.head !== this.model.state.head || tr.scale !== was.scale || tr.dK !== was.dK) return false;
-    if (!refreshViews([[this.sc, this.view(model)]])) return false;
-    this.model = model;
+    const shape = (m) => [m.state.head, m.result.trace.scale, m.result.trace.dK];
+    if (!refreshStage(this, model, shape, (m) => [[this.sc, this.view(m)]])) return false;
     this.fill();
     return true;
   }

@@ -1,7 +1,7 @@
 // score.js: stage 4. scores = Q Kᵀ fills cell by cell. A selected cell (i, j) is explained with
 // core.dotSteps: q_i and k_j side by side, their products, the sum, the norms and the angle.
 import { el, svg, fmt, matrixBlock, rowOf, writeOnce } from './util.js';
-import { matrixView, refreshViews } from './heatmap.js';
+import { matrixView, refreshStage } from './heatmap.js';
 
 export class ScoreStage {
   constructor(root, ctx) { this.root = root; this.ctx = ctx; this.sel = null; }
@@ -28,13 +28,13 @@ export class ScoreStage {
   }
 
   update(model) {
-    if (model.state.head !== this.model.state.head) return false;
-    const v = this.views(model);
-    if (!refreshViews([[this.q, v[0]], [this.kt, v[1]], [this.s, v[2]]])) return false;
-    this.model = model;
+    const ok = refreshStage(this, model, (m) => [m.state.head], (m) => {
+      const v = this.views(m);
+      return [[this.q, v[0]], [this.kt, v[1]], [this.s, v[2]]];
+    });
     const n = model.result.trace.n;
-    if (this.sel && (this.sel[0] >= n || this.sel[1] >= n)) this.sel = null;
-    return true;
+    if (ok && this.sel && (this.sel[0] >= n || this.sel[1] >= n)) this.sel = null;
+    return ok;
   }
 
   render(model) {

@@ -1,7 +1,7 @@
 // softmax.js: stage 7. One row at a time, with core.softmaxSteps: subtract the max, exponentiate
 // (bars), add up, divide. The full weight matrix shows each row's sum, which is 1.
 import { el, fmt, pct, matrixBlock, rowOf, BarList, setText } from './util.js';
-import { matrixView, refreshViews } from './heatmap.js';
+import { matrixView, refreshStage } from './heatmap.js';
 import { refresh } from './later.js';
 
 export class SoftmaxStage {
@@ -26,9 +26,7 @@ export class SoftmaxStage {
   }
 
   update(model) {
-    if (model.state.head !== this.model.state.head) return false;
-    if (!refreshViews([[this.w, this.view(model)]])) return false;
-    this.model = model;
+    if (!refreshStage(this, model, (m) => [m.state.head], (m) => [[this.w, this.view(m)]])) return false;
     this.fill();
     return true;
   }
