@@ -237,17 +237,25 @@ export async function measurePage(root, { quick = false } = {}) {
     await page.fill('#text', 'The animal didn\'t cross the street because it was too tired.');
     await page.waitForTimeout(300);
     await page.click('#player button.play');
-    result.frames = await page.evaluate(async ({ ms }) => {
+    // intervals between frames (a dropped frame shows as 33 ms), and the page's own work in each
+    // animation frame (body[data-frame-ms], set by the wiring after drawing a frame)
+    const anim = await page.evaluate(async ({ ms }) => {
       const d = [];
+      const work = [];
+      const seen = new MutationObserver(() => work.push(Number(document.body.dataset.frameMs)));
+      seen.observe(document.body, { attributes: true, attributeFilter: ['data-frame-ms'] });
       let last = performance.now();
       const end = last + ms;
       await new Promise((resolve) => {
         const tick = (t) => { d.push(t - last); last = t; if (t < end) requestAnimationFrame(tick); else resolve(); };
         requestAnimationFrame(tick);
       });
-      return d.slice(1);
+      seen.disconnect();
+      return { intervals: d.slice(1), work };
     }, { ms: quick ? 1000 : 3000 });
-    result.frames = { p50: pct(result.frames, 0.5), p95: pct(result.frames, 0.95), count: result.frames.length,
+    result.frames = { p50: pct(anim.intervals, 0.5), p95: pct(anim.intervals, 0.95), count: anim.intervals.length,
+      over20ms: anim.intervals.filter((x) => x > 20).length,
+      workP50: anim.work.length ? pct(anim.work, 0.5) : null, workP95: anim.work.length ? pct(anim.work, 0.95) : null,
       playing: await page.evaluate(() => document.body.dataset.k) };
     await page.click('#player button.play');
 
