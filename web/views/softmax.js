@@ -17,7 +17,7 @@ export class SoftmaxStage {
     // row sums: a check on what is shown, not part of the computation
     const sums = new Float64Array(tr.n);
     const w = head.weights.data;
-    for (let i = 0; i < w.length; i++) sums[Math.floor(i / tr.n)] += w[i];   // one pass, no row views
+    for (let r = 0, i = 0; r < tr.n; r++) for (let c = 0; c < tr.n; c++, i++) sums[r] += w[i];   // no row views
     return [head.weights, {
       t: this.ctx.t,
       name: 'weights', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true,
