@@ -273,3 +273,25 @@ test('link view under a causal mask: masked keys have no link, and the count fol
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('link view by keyboard: one query label in the Tab order, arrows move, Enter follows, axe clean', async () => {
+  const { page, errors, open, context } = await newPage();
+  await open(search(sentence(12), '&step=7'));
+  const stops = await page.$$eval('#arcs text.qtok', (l) => l.filter((e) => e.getAttribute('tabindex') === '0').map((e) => e.textContent));
+  assert.equal(stops.length, 1, 'exactly one query label is a Tab stop');
+  const q0 = await page.$eval('#arcs text.qtok[tabindex="0"]', (e) => [...e.parentNode.querySelectorAll('text.qtok')].indexOf(e));
+  await page.focus('#arcs text.qtok[tabindex="0"]');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), `Follow token ${q0 + 2}: ${WORDS[(q0 + 1) % 6]}`);
+  const step = await page.getAttribute('body', 'data-stage');
+  await page.keyboard.press('Space');   // follows the label; the page's Space (play) is not triggered
+  await page.waitForFunction((i) => document.querySelectorAll('#arcs text.qtok')[i].getAttribute('aria-pressed') === 'true', q0 + 1);
+  assert.equal(await page.getAttribute('body', 'data-stage'), step);
+  assert.equal(await page.getAttribute('#player button.play', 'aria-pressed'), 'false', 'Space on the label did not start playing');
+  assert.match(await page.textContent('#arcs h3'), new RegExp(`^${WORDS[(q0 + 1) % 6]} looks at`));
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('tabindex')), '0', 'focus stays on the followed label');
+  const axe = await new AxeBuilder({ page }).include('#arcs').analyze();
+  assert.deepEqual(axe.violations.map((v) => `${v.id}: ${v.nodes.length}`), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

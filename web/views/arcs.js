@@ -25,7 +25,8 @@ export class ArcView {
     this.orient = el('p', { class: 'orient' });
     // attributes are created in the order the full redraw used to write them, then only changed
     this.scroll = el('div', { class: 'arcs-scroll', attrs: { role: 'group', 'aria-label': '' } });
-    this.pic = svg('svg', { viewBox: '0 0 320 0', class: 'arcs', role: 'img', 'aria-label': '' });
+    // a group, not an img: the query labels inside are buttons (one in the Tab order, arrows move)
+    this.pic = svg('svg', { viewBox: '0 0 320 0', class: 'arcs', role: 'group', 'aria-label': '' });
     this.scroll.append(this.pic);
     this.links = [];
     this.labels = [];
@@ -34,11 +35,27 @@ export class ArcView {
 
   /** A query label and a key label for token i; the query label follows token i when clicked. */
   addLabels(i) {
-    const left = svg('text', { x: 98, y: 0, 'text-anchor': 'end', class: 'qtok' });
+    const left = svg('text', { x: 98, y: 0, 'text-anchor': 'end', class: 'qtok', role: 'button', tabindex: '-1' });
     left.addEventListener('click', () => this.ctx.actions.setFocus(i));
+    left.addEventListener('keydown', (ev) => this.onKey(ev, i));
     const right = svg('text', { x: 222, y: 0, class: 'ktok', 'data-matrix': 'weights', 'data-head': '', 'data-row': '', 'data-col': '', 'data-value': '' });
     this.pic.append(left, right);
     return [left, right];
+  }
+
+  // on a query label: Enter or Space follows it, arrows move to the label above or below
+  onKey(ev, i) {
+    const moves = { ArrowUp: -1, ArrowDown: 1, Home: -Infinity, End: Infinity };
+    if (ev.key === 'Enter' || ev.key === ' ') {
+      this.ctx.actions.setFocus(i);
+    } else if (ev.key in moves) {
+      const next = Math.max(0, Math.min(this.labels.length - 1, i + moves[ev.key]));
+      this.labels[next][0].focus();
+    } else {
+      return;
+    }
+    ev.preventDefault();
+    ev.stopPropagation();   // not the page's shortcuts (Space plays)
   }
 
   update({ result, state }) {
@@ -96,6 +113,9 @@ export class ArcView {
       const [left, right] = this.labels[i];
       attr(left, 'y', y(i) + 5);
       attr(left, 'class', i === q ? 'qtok focus' : 'qtok');
+      attr(left, 'tabindex', i === q ? '0' : '-1');   // the followed token's label is the Tab stop
+      attr(left, 'aria-pressed', i === q ? 'true' : 'false');
+      attr(left, 'aria-label', t('tokens.follow', { i: i + 1, tok: labels[i] }));
       text(left, short[i]);
       attr(right, 'y', y(i) + 5);
       text(right, `${short[i]} ${w[i] > 0 ? pct(w[i]) : '0%'}`);
