@@ -105,3 +105,30 @@ test('64 tokens: heatmaps are redrawn in place and their focus row follows the n
   assert.equal(await page.$$eval('#stage-body table.mix tbody tr:not(.more)', (trs) => trs.length), 64);
   assert.deepEqual(errors, []);
 });
+
+test('views out of sight are refreshed later, then show the same trace (body data-settled)', async () => {
+  const { core } = await setup();
+  const { page, errors, open } = await newPage({ height: 700 });
+  const search = `model=random&heads=4&dmodel=64&step=9&s=${encodeURIComponent(sentence(64))}`;
+  await open(search);
+  // every change of data-settled, from now on
+  await page.evaluate(() => {
+    window.__settled = [];
+    new MutationObserver(() => window.__settled.push(document.body.dataset.settled))
+      .observe(document.body, { attributes: true, attributeFilter: ['data-settled'] });
+  });
+  await page.focus('#text');
+  await page.keyboard.press('End');
+  await typeKeys(page, ['Backspace', 'Backspace', 'd', 'o', 'g']);   // "... sat on" -> "... sat dog"
+  const seen = await page.evaluate(() => window.__settled);
+  assert.ok(seen.includes('0'), `some heads were out of sight and waited (data-settled went ${seen.join(' ')})`);
+  assert.equal(await page.getAttribute('body', 'data-settled'), '1');
+  // the last head's weights (far below the fold) show the new trace in their focus row
+  const want = core.trace(`${sentence(63)} dog`, coreSettings(parse(search).state)).trace;
+  const strip = (await cells(page, 'weights', '#stage-body .hm-strip')).filter((c) => c.head === 3);
+  assert.equal(strip.length, want.n);
+  for (const c of strip) {
+    assert.ok(Math.abs(c.value - want.head[3].weights.data[c.row * want.n + c.col]) < 1e-6, `head 4 weights[${c.row}][${c.col}]`);
+  }
+  assert.deepEqual(errors, []);
+});
