@@ -80,7 +80,8 @@ export class ArcView {
     attr(this.scroll, 'aria-label', label);
     attr(pic, 'viewBox', `0 0 320 ${H}`);
     attr(pic, 'aria-label', label);
-    if (pic.style.height !== `${H}px`) pic.style.height = `${H}px`;   // one readable row per token; long inputs scroll (.arcs-scroll)
+    // the height follows the width through the viewBox (style.css: at most 320 px wide, so a row
+    // per token is at most 26 px; long inputs scroll in .arcs-scroll)
 
     // links: one per key with a weight above 0, all before the labels (drawn underneath them)
     let k = 0;
