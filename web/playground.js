@@ -101,7 +101,11 @@ class App {
     if (this.gradient) $('gradient').addEventListener('toggle', () => this.renderGradient());
     this.mountPanels();
     // matrices out of sight are refreshed when idle or scrolled to: "settled" = all show this trace
-    this.unsettle = onSettle((done) => { this.host.dataset.settled = done ? '1' : '0'; });
+    this.unsettle = onSettle((done) => {
+      if (this.settledShown === done) return;
+      this.settledShown = done;
+      this.host.dataset.settled = done ? '1' : '0';
+    });
   }
 
   mountPanels() {
