@@ -104,6 +104,12 @@ TextTrace trace_text(std::string_view text, const Settings& s, const Weights& w,
   Settings no_pos = s;
   no_pos.positions = false;
   out.embeddings = embed(out.tokens, no_pos);
+  attend_text(out, w);
+  return out;
+}
+
+void attend_text(TextTrace& out, const Weights& w) {
+  const Settings& s = out.settings;
   Matrix X = out.embeddings;
   if (s.positions) {
     out.positions = positional_encoding(static_cast<int>(out.tokens.size()), s.d_model);
@@ -115,7 +121,6 @@ TextTrace trace_text(std::string_view text, const Settings& s, const Weights& w,
   opt.scale = s.scale;
   opt.temperature = s.temperature;
   out.trace = attend(X, w, opt);
-  return out;
 }
 
 }  // namespace ap

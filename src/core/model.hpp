@@ -53,6 +53,10 @@ struct TextTrace {
 TextTrace trace_text(std::string_view text, const Settings& s,
                      const Lexicon& lex = default_lexicon());
 
+// The shared end of trace_text and trace_text_with_model: out.settings, out.tokens and
+// out.embeddings are set; adds the positions (when on) and attends with `w`.
+void attend_text(TextTrace& out, const Weights& w);
+
 // The same with the weights given: random_weights(s...) made once by a caller that traces many
 // texts with the same settings (the page, while a learner types: at 64 tokens drawing the
 // weights is a quarter of a trace). `w` must be what random_weights returns for `s`.

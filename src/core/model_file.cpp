@@ -363,22 +363,12 @@ TextTrace trace_text_with_model(std::string_view text, const Settings& s, const 
   out.tokens = tokenize(text, default_lexicon(), eff.max_tokens);
   for (Token& t : out.tokens) t.known = m.vocab.knows(t);
   out.embeddings = embed_with_model(token_ids(out.tokens, m.vocab), m, false);
-  Matrix X = out.embeddings;
-  if (eff.positions) {
-    out.positions = positional_encoding(static_cast<int>(out.tokens.size()), m.d_model);
-    X += out.positions;
-  }
-  AttentionOptions opt;
-  opt.heads = eff.heads;
-  opt.causal = eff.causal;
-  opt.scale = eff.scale;
-  opt.temperature = eff.temperature;
   if (eff.tie_qk) {  // the what-if "W_K = W_Q" applies to trained weights too
     Weights tied = m.weights;
     tied.W_K = tied.W_Q;
-    out.trace = attend(X, tied, opt);
+    attend_text(out, tied);
   } else {
-    out.trace = attend(X, m.weights, opt);
+    attend_text(out, m.weights);
   }
   return out;
 }

@@ -36,7 +36,7 @@ namespace {
 // garbage per keystroke in the page, and collector pauses with it).
 // `name` must be a string literal (or another string with static storage): it is keyed by address.
 const val& js_name(const char* name) {
-  static std::deque<std::pair<const char*, val>> names;   // a deque: references stay valid
+  static std::deque<std::pair<const char*, val>> names;  // a deque: references stay valid
   for (const auto& [key, v] : names) {
     if (key == name) return v;
   }
@@ -455,7 +455,8 @@ val trainer_step(int k) {
     val o = ok();
     o.set(js_name("step"), models().trainer->steps_done());
     o.set(js_name("loss"), sum / k);
-    o.set(js_name("learningRate"), models().trainer->learning_rate_at(models().trainer->steps_done() - 1));
+    o.set(js_name("learningRate"),
+          models().trainer->learning_rate_at(models().trainer->steps_done() - 1));
     return o;
   });
 }
