@@ -116,6 +116,17 @@ struct Setup {
   }
 };
 
+// E and every weight matrix against finite differences of the loss
+void check_every_parameter(Setup& S) {
+  const Setup::Grads g = S.grads();
+  const std::function<double()> f = [&] { return S.loss(); };
+  check_gradient("E", S.E, g.E, f);
+  check_gradient("W_Q", S.w.W_Q, g.a.dW_Q, f);
+  check_gradient("W_K", S.w.W_K, g.a.dW_K, f);
+  check_gradient("W_V", S.w.W_V, g.a.dW_V, f);
+  check_gradient("W_O", S.w.W_O, g.a.dW_O, f);
+}
+
 }  // namespace
 
 TEST_CASE("gradient check: every parameter, several shapes, with and without the causal mask") {
@@ -134,13 +145,7 @@ TEST_CASE("gradient check: every parameter, several shapes, with and without the
       CAPTURE(shape.d_k);
       CAPTURE(causal);
       Setup S(shape, causal, 1.0f, true, seed++);
-      const Setup::Grads g = S.grads();
-      const std::function<double()> f = [&] { return S.loss(); };
-      check_gradient("E", S.E, g.E, f);
-      check_gradient("W_Q", S.w.W_Q, g.a.dW_Q, f);
-      check_gradient("W_K", S.w.W_K, g.a.dW_K, f);
-      check_gradient("W_V", S.w.W_V, g.a.dW_V, f);
-      check_gradient("W_O", S.w.W_O, g.a.dW_O, f);
+      check_every_parameter(S);
     }
   }
 }
@@ -149,13 +154,7 @@ TEST_CASE("gradient check: temperature and no scaling") {
   for (bool causal : {false, true}) {
     SUBCASE(causal ? "causal, temperature 0.7, no scaling" : "temperature 2.5") {
       Setup S({5, 6, 2, 3, 7}, causal, causal ? 0.7f : 2.5f, !causal, 7 + causal);
-      const Setup::Grads g = S.grads();
-      const std::function<double()> f = [&] { return S.loss(); };
-      check_gradient("E", S.E, g.E, f);
-      check_gradient("W_Q", S.w.W_Q, g.a.dW_Q, f);
-      check_gradient("W_K", S.w.W_K, g.a.dW_K, f);
-      check_gradient("W_V", S.w.W_V, g.a.dW_V, f);
-      check_gradient("W_O", S.w.W_O, g.a.dW_O, f);
+      check_every_parameter(S);
     }
   }
 }
