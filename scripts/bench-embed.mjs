@@ -21,7 +21,11 @@ for (let i = 0; i < 7; i++) {
   log.length = 0;
   await page.goto(`${base}site/`);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
-  times.push(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-trace')[0].startTime));
+  times.push(
+    await page.evaluate(
+      () => performance.getEntriesByName('attention-playground:first-trace')[0].startTime,
+    ),
+  );
   if (i === 0) files = [...new Set(log)];
   await context.close();
 }
@@ -31,7 +35,11 @@ server.close();
 const gz = (f) => zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length;
 const transfer = files.map((p) => {
   const f = path.join(distDir, p.endsWith('/') ? `${p}index.html` : p);
-  return { path: p, bytes: fs.existsSync(f) ? fs.statSync(f).size : 0, gzip: fs.existsSync(f) ? gz(f) : 0 };
+  return {
+    path: p,
+    bytes: fs.existsSync(f) ? fs.statSync(f).size : 0,
+    gzip: fs.existsSync(f) ? gz(f) : 0,
+  };
 });
 const kb = (n) => Math.round(n / 102.4) / 10;
 const sorted = [...times].sort((a, b) => a - b);
@@ -39,11 +47,16 @@ const single = fs.statSync(path.join(distDir, 'attention-playground.html')).size
 const result = {
   transferGzipKB: kb(transfer.reduce((s, f) => s + f.gzip, 0)),
   files: transfer.map((f) => `${f.path} ${kb(f.bytes)} KB (${kb(f.gzip)} KB gz)`),
-  firstTraceMs: { median: Math.round(sorted[3]), min: Math.round(sorted[0]), max: Math.round(sorted[6]) },
+  firstTraceMs: {
+    median: Math.round(sorted[3]),
+    min: Math.round(sorted[0]),
+    max: Math.round(sorted[6]),
+  },
   singleFileKB: kb(single),
   embedScriptKB: kb(fs.statSync(path.join(distDir, 'embed/attention-playground.js')).size),
   embedScriptGzipKB: kb(gz(path.join(distDir, 'embed/attention-playground.js'))),
 };
-result.withinBudgets = result.transferGzipKB < 300 && result.firstTraceMs.median < 500 && single < 600 * 1024;
+result.withinBudgets =
+  result.transferGzipKB < 300 && result.firstTraceMs.median < 500 && single < 600 * 1024;
 console.log(JSON.stringify(result, null, 2));
 process.exit(result.withinBudgets ? 0 : 1);

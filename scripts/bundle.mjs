@@ -4,47 +4,82 @@
 //   dist/attention-playground.html   one self-contained file (inline wasm, script, styles): file://
 //   dist/embed/attention-playground.js   <attention-playground> custom element (inline wasm)
 //   dist/examples/                   examples/*.html copied, examples/*.md rendered with marked
+//   dist/site/lib/, dist/custom-elements.json   the npm package's ES modules and the element's
+//                                    manifest (scripts/bundle-package.mjs)
+// Every built file that holds code carries the licence notice as its first comment (LEGAL; the
+// esbuild output itself keeps no legal comments), and LICENSE.txt and THIRD_PARTY_NOTICES.txt sit
+// next to each page (the footer links to them).
 // It rewrites no code by hand: esbuild bundles the page's ES modules; the markup, styles and
 // strings the bundles need are handed over as constants (AP_SHELL, AP_CSS, AP_LOCALES).
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { marked } from 'marked';
+import { bundlePackage } from './bundle-package.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(root, 'web');
 const dist = path.join(root, 'dist');
 const read = (...p) => fs.readFileSync(path.join(...p), 'utf8');
-const write = (file, text) => { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, text); };
+const write = (file, text) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+};
 
-for (const f of ['attention.js', 'attention.wasm']) {
-  if (!fs.existsSync(path.join(web, 'wasm', f))) throw new Error(`web/wasm/${f} is missing: run scripts/build wasm first`);
+for (const f of ['attention.js', 'attention.wasm', 'attention-full.js', 'attention-full.wasm']) {
+  if (!fs.existsSync(path.join(web, 'wasm', f)))
+    throw new Error(`web/wasm/${f} is missing: run scripts/build wasm first`);
 }
 
 // ---- what the bundles share ----
+
+const { VERSION } = await import(pathToFileURL(path.join(web, 'wasm', 'core-facts.mjs')).href);
+// The notice every built file opens with (THIRD_PARTY_NOTICES lists the rest in full).
+const LEGAL =
+  `Attention Playground ${VERSION} | MIT licence | (c) Attention Playground contributors\n` +
+  'Includes: Eigen (MPL-2.0, source at https://gitlab.com/libeigen/eigen), the Emscripten\n' +
+  'runtime (MIT), musl libc (MIT), LLVM libc++/libc++abi/compiler-rt (Apache-2.0 WITH\n' +
+  'LLVM-exception), dlmalloc (public domain). Full texts: LICENSE.txt, THIRD_PARTY_NOTICES.txt.';
+const jsBanner = `/*! ${LEGAL.replace(/\*\//g, '* /')} */\n`;
+const htmlBanner = `<!--\n${LEGAL}\n-->\n`;
+const licenceFiles = (dir) => {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.copyFileSync(path.join(root, 'LICENSE'), path.join(dir, 'LICENSE.txt'));
+  fs.copyFileSync(
+    path.join(root, 'THIRD_PARTY_NOTICES'),
+    path.join(dir, 'THIRD_PARTY_NOTICES.txt'),
+  );
+};
 
 const locales = {};
 for (const f of fs.readdirSync(path.join(web, 'locales'))) {
   if (f.endsWith('.json')) locales[f.slice(0, -5)] = JSON.parse(read(web, 'locales', f));
 }
-const rawCss = read(web, 'style.css') + '\n' + read(web, 'panels.css') + '\n' + read(web, 'train.css');
+const rawCss =
+  read(web, 'style.css') + '\n' + read(web, 'panels.css') + '\n' + read(web, 'train.css');
 const css = (await esbuild.transform(rawCss, { loader: 'css', minify: true })).code;
 // in a shadow root there is no :root or body: the host and the wrapper div stand in for them
-const shadowCss = ':host{display:block}' + css.replace(/:root/g, ':host')
-  .replace(/(^|[\s,{}>])body(?=[\s,{.:[>])/g, '$1.ap-body');
+const shadowCss =
+  ':host{display:block}' +
+  css.replace(/:root/g, ':host').replace(/(^|[\s,{}>])body(?=[\s,{.:[>])/g, '$1.ap-body');
 const html = read(web, 'index.html');
-const body = html.slice(html.indexOf('<body>') + 6, html.indexOf('</body>'))
+const body = html
+  .slice(html.indexOf('<body>') + 6, html.indexOf('</body>'))
   .replace(/<a class="skip"[^]*?<\/a>\n?/, '');
 // The Emscripten glue with the wasm inline (base64), kept off any AMD/CommonJS loader of the host
 // page (Jupyter has RequireJS). Not Emscripten's SINGLE_FILE output: its glue first tries
 // fetch('data:...'), which a strict CSP reports as a violation; handing it wasmBinary skips that.
 // The wasm is gzipped before base64 (338 KB of wasm becomes 222 KB of text instead of 451 KB) and
 // inflated in the browser with DecompressionStream: no network, no eval, nothing a CSP forbids.
-const wasmBase64 = zlib.gzipSync(fs.readFileSync(path.join(web, 'wasm', 'attention.wasm')), { level: 9 })
+// It is attention-full: the page's module with the trainer, so the single file and the element
+// can train with no training files beside them (the hosted page's module has no trainer).
+const wasmBase64 = zlib
+  .gzipSync(fs.readFileSync(path.join(web, 'wasm', 'attention-full.wasm')), { level: 9 })
   .toString('base64');
-const glue = () => `(function(){var exports, module, define;\n${read(web, 'wasm', 'attention.js')}\n` +
+const glue = () =>
+  `(function(){var exports, module, define;\n${read(web, 'wasm', 'attention-full.js')}\n` +
   `var wasm = "${wasmBase64}";\n` +
   'var make = createAttentionModule;\n' +
   'function inflate() {\n' +
@@ -55,14 +90,19 @@ const glue = () => `(function(){var exports, module, define;\n${read(web, 'wasm'
   'globalThis.createAttentionModule = globalThis.createAttentionModule || function (o) {\n' +
   '  return inflate().then(function (bin) { return make(Object.assign({ wasmBinary: bin }, o)); });\n' +
   '};})();\n';
-// an inline <script> ends at the first "</script": never let the code contain one
-const inlineSafe = (js) => js.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
 async function bundle(entry, format, defines) {
   const out = await esbuild.build({
-    entryPoints: [path.join(web, entry)], bundle: true, write: false, format, minify: true,
-    target: 'es2022', legalComments: 'none', logLevel: 'error',
-    external: ['node:*'],   // loadCoreNode's imports: only ever reached in Node
+    entryPoints: [path.join(web, entry)],
+    bundle: true,
+    write: false,
+    format,
+    minify: true,
+    target: 'es2022',
+    legalComments: 'none',
+    logLevel: 'error',
+    logOverride: { 'empty-import-meta': 'silent' }, // embed/element.js: empty in the classic bundle
+    external: ['node:*'], // loadCoreNode's imports: only ever reached in Node
     define: Object.fromEntries(Object.entries(defines).map(([k, v]) => [k, JSON.stringify(v)])),
   });
   return out.outputFiles[0].text;
@@ -72,56 +112,161 @@ fs.rmSync(dist, { recursive: true, force: true });
 
 // ---- dist/embed: the custom element ----
 
-const element = glue() +
-  await bundle('embed/element.js', 'iife', { AP_BUNDLE: 'embed', AP_LOCALES: locales, AP_SHELL: body, AP_CSS: shadowCss });
-write(path.join(dist, 'embed/attention-playground.js'), element);
+// It trains with the hosted page's train-worker.js and wasm/ (AP_TRAIN_BASE, relative to the
+// element's script): dist/site/ from dist/embed/, the site itself from dist/site/embed/.
+const element = async (trainBase) =>
+  jsBanner +
+  glue() +
+  (await bundle('embed/element.js', 'iife', {
+    AP_BUNDLE: 'embed',
+    AP_LOCALES: locales,
+    AP_SHELL: body,
+    AP_CSS: shadowCss,
+    AP_TRAIN_BASE: trainBase,
+  }));
+write(path.join(dist, 'embed/attention-playground.js'), await element('../site/'));
 
 // ---- dist/site: the hosted page ----
 
 const site = path.join(dist, 'site');
-write(path.join(site, 'app.js'), await bundle('main.js', 'esm', { AP_BUNDLE: 'site', AP_LOCALES: locales }));
+write(
+  path.join(site, 'app.js'),
+  jsBanner + (await bundle('main.js', 'esm', { AP_BUNDLE: 'site', AP_LOCALES: locales })),
+);
+licenceFiles(site);
 write(path.join(site, 'app.css'), css);
 // the glue is a deferred classic script, so it downloads beside app.js and runs before it
-write(path.join(site, 'index.html'), html
-  .replace(/<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">\n<link rel="stylesheet" href="train.css">/, '<link rel="stylesheet" href="app.css">')
-  .replace('<script type="module" src="main.js"></script>',
-    '<link rel="preload" href="wasm/attention.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
-    '<script src="wasm/attention.js" defer></script>\n<script type="module" src="app.js"></script>'));
+write(
+  path.join(site, 'index.html'),
+  html
+    .replace('<!doctype html>\n', () => `<!doctype html>\n${htmlBanner}`)
+    .replace(
+      /<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">\n<link rel="stylesheet" href="train.css">/,
+      '<link rel="stylesheet" href="app.css">',
+    )
+    .replace(
+      '<script type="module" src="main.js"></script>',
+      '<link rel="preload" href="wasm/attention.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
+        '<script src="wasm/attention.js" defer></script>\n<script type="module" src="app.js"></script>',
+    )
+    // opened from disk, the page hands over to the single file (web/from-disk.js)
+    .replace('</head>', '<script src="from-disk.js"></script>\n</head>'),
+);
 for (const f of ['attention.js', 'attention.wasm']) {
   fs.mkdirSync(path.join(site, 'wasm'), { recursive: true });
   fs.copyFileSync(path.join(web, 'wasm', f), path.join(site, 'wasm', f));
 }
-fs.copyFileSync(path.join(web, 'favicon.svg'), path.join(site, 'favicon.svg'));
+for (const f of ['favicon.svg', 'from-disk.js'])
+  fs.copyFileSync(path.join(web, f), path.join(site, f));
 // training (the Train panel's worker): only fetched when the learner presses Train
-for (const f of ['train-worker.js', 'wasm/attention-train.js', 'wasm/attention-train.wasm', 'wasm/corpus-train.tsv']) fs.copyFileSync(path.join(web, f), path.join(site, f));
-write(path.join(site, 'embed/attention-playground.js'), element);
+for (const f of [
+  'train-worker.js',
+  'wasm/attention-train.js',
+  'wasm/attention-train.wasm',
+  'wasm/corpus-train.tsv',
+])
+  fs.copyFileSync(path.join(web, f), path.join(site, f));
+write(path.join(site, 'embed/attention-playground.js'), await element('../'));
+// the npm package's ES modules (dist/site/lib/) and the element's manifest (scripts/bundle-package.mjs)
+await bundlePackage({
+  web,
+  dist,
+  banner: jsBanner,
+  define: {
+    AP_BUNDLE: 'module',
+    AP_LOCALES: locales,
+    AP_SHELL: body,
+    AP_CSS: shadowCss,
+    AP_TRAIN_BASE: '../',
+  },
+});
 
 // ---- dist/attention-playground.html: one file ----
 
 const favicon = `data:image/svg+xml;base64,${fs.readFileSync(path.join(web, 'favicon.svg')).toString('base64')}`;
-const singleApp = await bundle('main.js', 'iife', { AP_BUNDLE: 'single', AP_LOCALES: locales });
+// The single file has no files beside it to fetch the corpus from: it carries every
+// CORPUS_EVERY-th sentence of it (with its header), as many as its size budget allows.
+const CORPUS_EVERY = 40;
+const corpusLines = read(web, 'wasm', 'corpus-train.tsv').split('\n');
+let sentence = 0;
+const corpusSample = corpusLines
+  .filter((l) => l.startsWith('#') || (l !== '' && sentence++ % CORPUS_EVERY === 0))
+  .join('\n');
+const singleApp = await bundle('main.js', 'iife', {
+  AP_BUNDLE: 'single',
+  AP_LOCALES: locales,
+  AP_TRAIN_CORPUS: corpusSample,
+  AP_TRAIN_WORKER: read(web, 'train-worker.js'),
+});
+// The code (glue with its wasm, then the app with both locales) is gzipped and base64'd once more
+// and unpacked by a small inline script into two inline <script>s: 620 KB of code becomes about
+// 400 KB of text. No network and no eval: the unpacked text runs as an inline script, which
+// file:// allows; the hosted page and the element keep plain scripts for a strict CSP.
+// The glue and the app are two scripts: the app makes its training worker from the glue's text
+// (#ap-glue) and its copy of train-worker.js.
+const SPLIT = '\n/* app */\n';
+const packed = zlib
+  .gzipSync(Buffer.from(`${glue()}${SPLIT}${singleApp}`), { level: 9 })
+  .toString('base64');
+// first, the browser check (web/single-check.js, with only the support.* strings): a browser that
+// lacks what the page needs says so in its language, and the unpacker stops
+const supportStrings = Object.fromEntries(
+  Object.entries(locales).map(([lang, strings]) => [
+    lang,
+    Object.fromEntries(Object.entries(strings).filter(([k]) => k.startsWith('support.'))),
+  ]),
+);
+const singleCheck = await bundle('single-check.js', 'iife', { AP_LOCALES: supportStrings });
+const unpack =
+  '(function () {\n' +
+  "  if (document.documentElement.hasAttribute('data-unsupported')) return;\n" +
+  `  var packed = "${packed}";\n` +
+  '  var gz = Uint8Array.from(atob(packed), function (c) { return c.charCodeAt(0); });\n' +
+  "  var stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip'));\n" +
+  '  new Response(stream).text().then(function (code) {\n' +
+  `    var at = code.indexOf(${JSON.stringify(SPLIT)});\n` +
+  "    var glue = document.createElement('script');\n" +
+  "    glue.id = 'ap-glue';\n" +
+  '    glue.textContent = code.slice(0, at);\n' +
+  "    var app = document.createElement('script');\n" +
+  `    app.textContent = code.slice(at + ${SPLIT.length});\n` +
+  '    document.body.append(glue, app);\n' +
+  '  }).catch(function (e) {\n' +
+  "    var box = document.getElementById('boot-error');\n" +
+  '    box.hidden = false;\n' +
+  "    box.textContent = (box.dataset.prefix || 'The page could not start:') + ' ' + e;\n" +
+  '  });\n' +
+  '})();\n';
 const single = html
+  .replace('<!doctype html>\n', () => `<!doctype html>\n${htmlBanner}`)
   .replace('href="favicon.svg"', `href="${favicon}"`)
-  .replace(/<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">\n<link rel="stylesheet" href="train.css">/, () => `<style>${css}</style>`)
+  .replace(
+    /<link rel="stylesheet" href="style.css">\n<link rel="stylesheet" href="panels.css">\n<link rel="stylesheet" href="train.css">/,
+    () => `<style>${css}</style>`,
+  )
   .replace('<script type="module" src="main.js"></script>', '')
-  .replace('</body>', () => `<script>${inlineSafe(glue())}</script>\n` +
-    `<script>${inlineSafe(singleApp)}</script>\n</body>`);
+  .replace('</body>', () => `<script>${singleCheck}</script>\n<script>${unpack}</script>\n</body>`);
 write(path.join(dist, 'attention-playground.html'), single);
+licenceFiles(dist);
 
 // ---- dist/examples ----
 
 const examples = path.join(root, 'examples');
 if (fs.existsSync(examples)) {
   fs.mkdirSync(path.join(dist, 'examples'), { recursive: true });
-  const template = fs.existsSync(path.join(examples, 'page.template.html')) ? read(examples, 'page.template.html') : null;
+  const template = fs.existsSync(path.join(examples, 'page.template.html'))
+    ? read(examples, 'page.template.html')
+    : null;
   for (const f of fs.readdirSync(examples)) {
     const from = path.join(examples, f);
     if (f === 'page.template.html' || !fs.statSync(from).isFile()) continue;
     if (f.endsWith('.md') && template) {
       const md = read(from);
       const title = (md.match(/^# (.+)$/m) || [null, f])[1];
-      write(path.join(dist, 'examples', f.replace(/\.md$/, '.html')),
-        template.replace('{{title}}', () => title).replace('{{content}}', () => marked.parse(md)));
+      write(
+        path.join(dist, 'examples', f.replace(/\.md$/, '.html')),
+        template.replace('{{title}}', () => title).replace('{{content}}', () => marked.parse(md)),
+      );
     } else {
       fs.copyFileSync(from, path.join(dist, 'examples', f));
     }
@@ -129,5 +274,7 @@ if (fs.existsSync(examples)) {
 }
 
 const kb = (f) => `${(fs.statSync(path.join(dist, f)).size / 1024).toFixed(0)} KB`;
-console.log(`bundle: dist/site, dist/attention-playground.html (${kb('attention-playground.html')}), ` +
-  `dist/embed/attention-playground.js (${kb('embed/attention-playground.js')})`);
+console.log(
+  `bundle: dist/site, dist/attention-playground.html (${kb('attention-playground.html')}), ` +
+    `dist/embed/attention-playground.js (${kb('embed/attention-playground.js')})`,
+);

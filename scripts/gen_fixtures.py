@@ -1,6 +1,7 @@
 """gen_fixtures.py: NumPy float64 reference outputs for the attention core's tests.
 
-Writes tests/fixtures/attention_v1.json. Run it through scripts/gen_fixtures (Debian's
+Writes tests/fixtures/attention_v1.json and tests/fixtures/numpy_random_v1.json (NumPy's legacy
+generator, np.random.seed + random_sample + randn, as exact float64 bit patterns). Run it through scripts/gen_fixtures (Debian's
 /usr/bin/python3 has NumPy). Not a test itself: the doctest and CLI tests read its output.
 
 Layout convention (the same as src/core/attention.hpp):
@@ -19,8 +20,10 @@ import sys
 import numpy as np
 
 FORMAT_VERSION = 1
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures",
-                   "attention_v1.json")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+OUT = os.path.join(FIXTURES, "attention_v1.json")
+OUT_RANDOM = os.path.join(FIXTURES, "numpy_random_v1.json")
+RANDOM_FORMAT_VERSION = 1
 
 
 def f32(a):
@@ -131,6 +134,39 @@ def positional_encoding(n, d_model):
     return pe
 
 
+def numpy_random_doc():
+    """NumPy's legacy RandomState, seeded as np.random.seed(seed), for several seeds and shapes.
+
+    Doubles are written with float.hex() so the core can be checked bit for bit. Each sequence
+    starts from a fresh seed; shapes with an odd number of entries leave a cached normal that the
+    next randn call must start with. "long" draws 800 normals (about 4,000 32-bit words, several
+    MT19937 regenerations and polar-method rejections) and keeps the last 16.
+    """
+    seeds = [0, 1, 42, 12345, 2**31, 2**32 - 1]
+    sequences = [[(4, 8), (8, 4), (8, 4), (8, 4)], [(3, 5), (5, 3), (5, 3), (5, 3)], [(1, 1), (1, 3), (2, 1)]]
+    entries = []
+    for seed in seeds:
+        rs = np.random.RandomState()
+        rs.seed(seed)
+        samples = [float(v).hex() for v in rs.random_sample(10)]
+        seqs = []
+        for shapes in sequences:
+            np.random.seed(seed)  # the module-level generator, exactly as the article calls it
+            seqs.append({"shapes": [list(sh) for sh in shapes],
+                         "values": [[float(v).hex() for v in np.random.randn(*sh).ravel()]
+                                    for sh in shapes]})
+        np.random.seed(seed)
+        long_tail = [float(v).hex() for v in np.random.randn(40, 20).ravel()[-16:]]
+        entries.append({"seed": seed, "random_sample": samples,
+                        "sequences": seqs, "long_randn_40x20_last16": long_tail})
+    return {
+        "format_version": RANDOM_FORMAT_VERSION,
+        "generator": "scripts/gen_fixtures (NumPy %s, np.random legacy RandomState)" % np.__version__,
+        "values": "float64 as float.hex()",
+        "seeds": entries,
+    }
+
+
 def dumps(value, indent=0):
     """JSON with one matrix row (any list of scalars) per line, so diffs stay readable."""
     pad = " " * indent
@@ -187,6 +223,12 @@ def main():
         f.write(dumps(doc))
         f.write("\n")
     print("wrote %s: %d cases, %d softmax rows" % (os.path.relpath(OUT), len(cases), len(softmax)),
+          file=sys.stderr)
+    random_doc = numpy_random_doc()
+    with open(OUT_RANDOM, "w", encoding="utf-8") as f:
+        f.write(dumps(random_doc))
+        f.write("\n")
+    print("wrote %s: %d seeds" % (os.path.relpath(OUT_RANDOM), len(random_doc["seeds"])),
           file=sys.stderr)
 
 

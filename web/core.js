@@ -1,6 +1,11 @@
 // core.js: loads the attention WebAssembly module and exposes its operations as plain functions
 // that validate their arguments and throw CoreError. No DOM (beyond loading the module's script
 // in a browser) and no maths: every number comes from the C++ core.
+//
+// One module may serve several playgrounds on a page; each playground makes its own Core over it.
+// A Core owns one module.Session (its custom model and caches), the only handle it holds, freed by
+// close() when the playground goes away.
+import { DEFAULTS, LIMITS, VERSION } from './wasm/core-facts.mjs';
 
 /** An error from the core or from argument checks; `code` is stable and has a locale string. */
 export class CoreError extends Error {
@@ -18,8 +23,14 @@ function unwrap(result) {
   throw new CoreError(e.code, e.message);
 }
 
-function checkText(text) {
+function checkText(text, maxBytes) {
   if (typeof text !== 'string') throw new CoreError('bad_text', 'the text must be a string');
+  // every UTF-16 unit is at least one byte of UTF-8: refuse before anything is copied
+  if (text.length > maxBytes) {
+    throw new CoreError('text_too_long', `the text is longer than ${maxBytes} bytes`, {
+      max: maxBytes,
+    });
+  }
   // A lone UTF-16 surrogate would reach C++ as a wrong byte sequence: refuse it here.
   if (!text.isWellFormed()) {
     let at = 0;
@@ -27,138 +38,295 @@ function checkText(text) {
       const c = text.charCodeAt(at);
       if (c >= 0xd800 && c <= 0xdbff) {
         const n = text.charCodeAt(at + 1);
-        if (n >= 0xdc00 && n <= 0xdfff) { at++; continue; }
+        if (n >= 0xdc00 && n <= 0xdfff) {
+          at++;
+          continue;
+        }
         break;
       }
       if (c >= 0xdc00 && c <= 0xdfff) break;
     }
-    throw new CoreError('lone_surrogate',
+    throw new CoreError(
+      'lone_surrogate',
       `the text has a broken character (a lone UTF-16 surrogate) at position ${at}: retype it`,
-      { position: at });
+      { position: at },
+    );
   }
   return text;
 }
 
 function checkInt(name, v, lo, hi) {
   if (!Number.isInteger(v) || v < lo || v > hi) {
-    throw new CoreError('bad_setting', `${name} must be a whole number from ${lo} to ${hi}, got ${String(v)}`,
-      { name, lo, hi });
+    throw new CoreError(
+      'bad_setting',
+      `${name} must be a whole number from ${lo} to ${hi}, got ${String(v)}`,
+      { name, lo, hi },
+    );
   }
   return v;
 }
 
 function checkNumber(name, v, lo, hi) {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) {
-    throw new CoreError('bad_setting', `${name} must be a number from ${lo} to ${hi}, got ${String(v)}`,
-      { name, lo, hi });
+    throw new CoreError(
+      'bad_setting',
+      `${name} must be a number from ${lo} to ${hi}, got ${String(v)}`,
+      { name, lo, hi },
+    );
   }
   return v;
 }
 
 function checkBool(name, v) {
-  if (typeof v !== 'boolean') throw new CoreError('bad_setting', `${name} must be true or false`, { name });
+  if (typeof v !== 'boolean')
+    throw new CoreError('bad_setting', `${name} must be true or false`, { name });
   return v;
 }
 
-function toF32(name, values) {
+function checkObject(name, v, optional = false) {
+  if (v == null && optional) return {};
+  if (v === null || typeof v !== 'object') {
+    throw new CoreError('bad_setting', `${name} must be an object`, { name });
+  }
+  return v;
+}
+
+// A list of numbers (Array or typed array) of at most `max` entries, checked before it is copied.
+function toF32(name, values, max) {
+  const length = values != null && typeof values === 'object' ? values.length : undefined;
+  if (!Number.isInteger(length) || length < 0) {
+    throw new CoreError('bad_setting', `${name} must be a list of numbers`, { name });
+  }
+  if (length > max) {
+    throw new CoreError('too_many_values', `${name} has ${length} numbers; the limit is ${max}`, {
+      name,
+      max,
+    });
+  }
   const a = values instanceof Float32Array ? values : Float32Array.from(values, Number);
   for (let i = 0; i < a.length; i++) {
-    if (Number.isNaN(a[i]) || a[i] === Infinity) throw new CoreError('non_finite', `${name} must contain numbers only`);
+    if (Number.isNaN(a[i]) || a[i] === Infinity)
+      throw new CoreError('non_finite', `${name} must contain numbers only`);
   }
   return a;
 }
 
-/** The default settings of a trace; the page's URL table starts from these. */
-export const DEFAULT_SETTINGS = Object.freeze({
-  model: 'default', dModel: 8, heads: 2, dK: 0, causal: false, scale: true, temperature: 1,
-  tieQK: false, positions: true, seed: '42', maxTokens: 64,
-});
+/** The default settings of a trace (the core's Settings and default model, read from the module
+ *  at build time); the page's URL table starts from these. */
+export const DEFAULT_SETTINGS = DEFAULTS;
 
-/** 'default' = the trained model shipped in the module (it fixes dModel, heads and dK),
- *  'random' = seeded random weights shaped by the settings, 'custom' = setCustomModel's. */
-export const MODELS = Object.freeze(['default', 'random', 'custom']);
+/** 'default' = the trained model shipped in the module (it fixes d_model, heads and d_k),
+ *  'random' = seeded random weights shaped by the settings, 'numpy' = the seed article's NumPy
+ *  program (np.random.seed(seed), X then W_Q, W_K, W_V from NumPy's own generator; one head, no
+ *  positions; the result's `program` holds the program), 'custom' = setCustomModel's. */
+export const MODELS = Object.freeze([...LIMITS.models]);
+
+/** The largest seed: the core's random generator takes an unsigned 64-bit seed. */
+export const MAX_SEED = BigInt(LIMITS.maxSeed);
+
+/** The core's limits (limits()'s fields), known before the module loads. */
+export { LIMITS };
+
+/** The project's version (semver; CMake's project() VERSION, read from the module at build time):
+ *  the page's footer, the embed's ready event and the iframe protocol's ready message carry it. */
+export { VERSION };
 
 export class Core {
   constructor(module) {
     this.module = module;
     this.lim = module.limits();
+    // the models and what each fixes, from the core (session.hpp kModels; MODELS holds their
+    // names, for the URL table), and the seed article's values
+    const m = unwrap(module.models());
+    this.modelList = m.models;
+    this.article = m.numpy_article;
+    this.session = new module.Session();
+    this.facts = module.explainFacts();
   }
 
-  limits() { return { ...this.lim }; }
-
-  /** -> [{text, kind, known, byteBegin, byteEnd}] */
-  tokenize(text, maxTokens = DEFAULT_SETTINGS.maxTokens) {
-    checkText(text);
-    checkInt('maxTokens', maxTokens, 1, this.lim.maxTokens);
-    return unwrap(this.module.tokenize(text, maxTokens)).tokens;
+  /** Frees this Core's session; the Core cannot trace afterwards. Safe to call twice. */
+  close() {
+    this.session?.delete();
+    this.session = null;
   }
 
-  /** -> {tokens, settings, trace}; trace matrices are {rows, cols, data: Float32Array} copies. */
-  trace(text, settings = {}) {
+  live() {
+    if (!this.session) throw new CoreError('closed', 'this playground was closed');
+    return this.session;
+  }
+
+  limits() {
+    return { ...this.lim };
+  }
+
+  /** -> [{name, fixes: [setting names, as in DEFAULT_SETTINGS]}]: the models, in MODELS' order,
+   *  and the settings each one fixes (the trace's config says the values it used). */
+  models() {
+    return this.modelList.map((x) => ({ name: x.name, fixes: [...x.fixes] }));
+  }
+
+  /** -> {seed (a decimal string), n, d_model, d_k}: what the seed article's NumPy program runs
+   *  with (model 'numpy'). */
+  numpyArticle() {
+    return { ...this.article };
+  }
+
+  /** -> {tokens: [text], token_details: [{text, kind, known, byte_begin, byte_end}]} */
+  tokenize(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
+    checkText(text, this.lim.maxTextBytes);
+    checkInt('max_tokens', maxTokens, 1, this.lim.maxTokens);
+    return unwrap(this.module.tokenize(text, maxTokens));
+  }
+
+  /** Pronouns with two or more earlier nouns of one kind (categories from the lexicon):
+   *  -> [{pronoun, category, candidates: [token index, ...]}] */
+  sameKindCandidates(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
     checkText(text);
-    const s = { ...DEFAULT_SETTINGS, ...settings };
-    checkInt('dModel', s.dModel, 1, this.lim.maxDModel);
+    checkInt('max_tokens', maxTokens, 1, this.lim.maxTokens);
+    return unwrap(this.module.sameKindCandidates(text, maxTokens)).same_kind;
+  }
+
+  /** -> the text trace of src/core/schema.hpp (the CLI's JSON, field for field): {tokens,
+   *  token_details, config: {n, d_model, heads, d_k, ..., seed, weights}, embeddings, positions?,
+   *  X, heads: [{W_Q, ..., weights, output}], concat, W_O, output, model?, guesses?,
+   *  program? (model 'numpy': {lines: [{text, stage}], matches}); a trained model adds input,
+   *  layers, readout}. Matrices are {rows, cols, data: Float32Array} copies.
+   *  detail {layers: false}: without `layers` (every layer's matrices, most of a trained model's
+   *  trace); the page asks for them only while it shows a layer other than the last. */
+  trace(text, settings = {}, detail = undefined) {
+    checkText(text, this.lim.maxTextBytes);
+    const s = { ...DEFAULT_SETTINGS, ...checkObject('settings', settings) };
+    checkInt('d_model', s.d_model, 1, this.lim.maxDModel);
     checkInt('heads', s.heads, 1, this.lim.maxHeads);
-    checkInt('dK', s.dK, 0, this.lim.maxDModel);
+    checkInt('d_k', s.d_k, 0, this.lim.maxHeadWidth);
     checkBool('causal', s.causal);
     checkBool('scale', s.scale);
-    checkBool('tieQK', s.tieQK);
+    checkBool('tie_qk', s.tie_qk);
     checkBool('positions', s.positions);
     checkNumber('temperature', s.temperature, Number.MIN_VALUE, this.lim.maxTemperature);
-    checkInt('maxTokens', s.maxTokens, 1, this.lim.maxTokens);
-    const seed = String(s.seed);
-    if (!/^\d{1,20}$/.test(seed) || BigInt(seed) > 18446744073709551615n) {
-      throw new CoreError('bad_seed', 'the seed must be a whole number from 0 to 18446744073709551615');
-    }
+    checkInt('max_tokens', s.max_tokens, 1, this.lim.maxTokens);
+    const seed = String(s.seed); // the core checks it (bad_seed)
     if (!MODELS.includes(s.model)) {
-      throw new CoreError('bad_setting', `model must be one of ${MODELS.join(', ')}, got ${String(s.model)}`,
-        { name: 'model' });
+      throw new CoreError(
+        'bad_setting',
+        `model must be one of ${MODELS.join(', ')}, got ${String(s.model)}`,
+        { name: 'model' },
+      );
     }
-    return unwrap(this.module.traceText(text, { ...s, seed }));
+    if (detail !== undefined) {
+      checkObject('detail', detail);
+      if ('layers' in detail) checkBool('layers', detail.layers);
+      return unwrap(this.live().traceText(text, { ...s, seed }, detail));
+    }
+    return unwrap(this.live().traceText(text, { ...s, seed }));
   }
 
   /** One example's gradient through a trained model: at token `row` the output should name the
-   *  word of token `target`. -> {row, target, targetWord, loss, probability, dOutput,
-   *  head: [{dWeights, dScores}]} (negative dScores = the loss wants that score higher). */
-  gradientRow(text, settings, row, target) {
-    const n = this.trace(text, settings).tokens.length;  // validates text and settings
+   *  word of token `target`. -> {row, target, target_word, loss, probability, d_output,
+   *  heads: [{d_weights, d_scores}]} (negative d_scores = the loss wants that score higher). */
+  gradientRow(text, settings = {}, row, target) {
+    checkObject('settings', settings);
+    const n = this.trace(text, settings).tokens.length; // validates text and settings
     checkInt('row', row, 0, n - 1);
     checkInt('target', target, 0, n - 1);
-    const s = { ...DEFAULT_SETTINGS, ...settings, seed: String(settings.seed ?? DEFAULT_SETTINGS.seed) };
-    return unwrap(this.module.gradientRow(text, s, row, target));
+    const s = {
+      ...DEFAULT_SETTINGS,
+      ...settings,
+      seed: String(settings.seed ?? DEFAULT_SETTINGS.seed),
+    };
+    return unwrap(this.live().gradientRow(text, s, row, target));
   }
 
-  /** Loads .apm bytes (Uint8Array) as the 'custom' model. -> {model: {name, notes, ...}} */
+  /** Loads .apm bytes (Uint8Array) as this Core's 'custom' model. -> {model: {name, notes, ...}} */
   setCustomModel(bytes) {
-    if (!(bytes instanceof Uint8Array)) throw new CoreError('bad_model', 'model bytes must be a Uint8Array');
-    return unwrap(this.module.setCustomModel(bytes));
+    if (!(bytes instanceof Uint8Array))
+      throw new CoreError('bad_model', 'model bytes must be a Uint8Array');
+    if (bytes.length > this.lim.maxModelBytes) {
+      throw new CoreError(
+        'model_too_large',
+        `the model has ${bytes.length} bytes; the limit is ${this.lim.maxModelBytes}`,
+      );
+    }
+    return unwrap(this.live().setCustomModel(bytes));
+  }
+
+  /** Whether setCustomModel has given this Core a 'custom' model. */
+  hasCustomModel() {
+    return this.live().hasCustomModel();
+  }
+
+  /** The weights a trace of (text, settings) uses, by the core's names (weight_arrays.hpp):
+   *  -> {arrays: [{name, rows, cols, data}], layer_norm_eps}. */
+  weightArrays(text, settings = {}) {
+    this.trace(text, settings); // validates text and settings as trace does
+    const s = { ...DEFAULT_SETTINGS, ...settings };
+    return unwrap(this.live().weightArrays(text, { ...s, seed: String(s.seed) }));
+  }
+
+  /** The .apm bytes of the trained model called `model` ('default' or 'custom'); a CoreError
+   *  no_model_file for random and numpy weights. */
+  modelBytes(model) {
+    return unwrap(this.live().modelBytes({ model })).bytes;
+  }
+
+  /** CRC-32 (IEEE, as zlib's) of a Uint8Array: the core's, as the .apm format uses. */
+  crc32(bytes) {
+    if (!(bytes instanceof Uint8Array))
+      throw new CoreError('bad_setting', 'crc32 needs a Uint8Array');
+    return unwrap(this.module.crc32(bytes)).crc;
   }
 
   /** The shipped model's .apm bytes. */
-  defaultModelBytes() { return this.module.defaultModelBytes(); }
+  defaultModelBytes() {
+    return this.module.defaultModelBytes();
+  }
 
   /** Bring your own numbers: {X, W_Q, W_K, W_V, W_O?, heads, causal, scale, temperature} with
-   *  matrices as {rows, cols, data}. -> {trace} */
+   *  matrices as {rows, cols, data}. -> the trace of src/core/schema.hpp: {config, X, heads,
+   *  concat, W_O, output} */
   attend(input) {
-    const mat = (name, m, optional) => {
+    checkObject('input', input);
+    const L = this.lim;
+    const mat = (name, m, maxRows, maxCols, optional) => {
       if (m == null && optional) return undefined;
-      if (!m || !Number.isInteger(m.rows) || !Number.isInteger(m.cols) || m.rows < 1 || m.cols < 1 ||
-          m.rows > 4096 || m.cols > 4096) {
-        throw new CoreError('shape_mismatch', `${name} must be {rows, cols, data} with 1 to 4096 rows and columns`);
+      if (
+        !m ||
+        !Number.isInteger(m.rows) ||
+        !Number.isInteger(m.cols) ||
+        m.rows < 1 ||
+        m.cols < 1 ||
+        m.rows > maxRows ||
+        m.cols > maxCols
+      ) {
+        throw new CoreError(
+          'shape_mismatch',
+          `${name} must be {rows, cols, data} with 1 to ${maxRows} rows and 1 to ${maxCols} columns`,
+        );
       }
-      const data = toF32(name, m.data);
-      if (data.length !== m.rows * m.cols) {
-        throw new CoreError('shape_mismatch', `${name}: rows x cols does not match the data length`);
+      if (m.data == null || m.data.length !== m.rows * m.cols) {
+        throw new CoreError(
+          'shape_mismatch',
+          `${name}: rows x cols does not match the data length`,
+        );
       }
+      const data = toF32(name, m.data, m.rows * m.cols);
       return { rows: m.rows, cols: m.cols, data };
     };
     const x = {
-      X: mat('X', input.X), W_Q: mat('W_Q', input.W_Q), W_K: mat('W_K', input.W_K), W_V: mat('W_V', input.W_V),
-      W_O: mat('W_O', input.W_O, true),
+      X: mat('X', input.X, L.maxScores, L.maxDModel),
+      W_Q: mat('W_Q', input.W_Q, L.maxDModel, L.maxHeadWidth),
+      W_K: mat('W_K', input.W_K, L.maxDModel, L.maxHeadWidth),
+      W_V: mat('W_V', input.W_V, L.maxDModel, L.maxHeadWidth),
+      W_O: mat('W_O', input.W_O, L.maxHeadWidth, L.maxDModel, true),
       heads: checkInt('heads', input.heads ?? 1, 1, this.lim.maxHeads),
       causal: checkBool('causal', input.causal ?? false),
       scale: checkBool('scale', input.scale ?? true),
-      temperature: checkNumber('temperature', input.temperature ?? 1, Number.MIN_VALUE, this.lim.maxTemperature),
+      temperature: checkNumber(
+        'temperature',
+        input.temperature ?? 1,
+        Number.MIN_VALUE,
+        this.lim.maxTemperature,
+      ),
     };
     return unwrap(this.module.attend(x));
   }
@@ -166,21 +334,75 @@ export class Core {
   /** One row's softmax, step by step: {input, max, shifted, exps, sum, weights}. -Infinity = masked. */
   softmaxSteps(scores, temperature = 1) {
     checkNumber('temperature', temperature, Number.MIN_VALUE, this.lim.maxTemperature);
-    return unwrap(this.module.softmaxSteps(toF32('scores', scores), temperature));
+    return unwrap(
+      this.module.softmaxSteps(toF32('scores', scores, this.lim.maxScores), temperature),
+    );
   }
 
-  /** One score cell: {products, dot, normQ, normK, cosine, angleDegrees, scaled}. */
+  /** One score cell: {products, dot, norm_q, norm_k, cosine, angle_degrees, scaled}. */
   dotSteps(q, k) {
-    return unwrap(this.module.dotSteps(toF32('q', q), toF32('k', k)));
+    const max = this.lim.maxVectorLength;
+    return unwrap(this.module.dotSteps(toF32('q', q, max), toF32('k', k, max)));
   }
 
   /** max - min over the finite entries of a row. */
-  finiteRange(row) { return this.module.finiteRange(toF32('row', row)); }
+  finiteRange(row) {
+    return unwrap(this.module.finiteRange(toF32('row', row, this.lim.maxVectorLength))).value;
+  }
+
+  /** The "why √d_k" experiment: `rows` random queries, each against `keys` random keys, with d_k
+   *  independent N(0, 1) entries. -> {dK, keys, rows, sqrtDk, dots, mean, spread, spreadScaled,
+   *  topRaw, topScaled, range, histRaw, histScaled} (histograms share the bins of [-range, range]). */
+  scaleDemo(dK, keys, rows, seed = DEFAULT_SETTINGS.seed, bins = 41) {
+    for (const [name, v] of [
+      ['dK', dK],
+      ['keys', keys],
+      ['rows', rows],
+      ['bins', bins],
+    ])
+      checkInt(name, v, 1, 1 << 16);
+    return unwrap(this.module.scaleDemo(dK, keys, rows, String(seed), bins)); // seed: the core checks
+  }
+
+  /** Facts kept in the core for the explanations: {scaleDemoDks: [2, 4, ..., 1024],
+   *  referenceShapes: [{name, heads, dK, dModel}]} (BERT-base, GPT-3). */
+  explainFacts() {
+    return this.facts;
+  }
 }
 
 /** Browser: loads web/wasm/attention.js with a classic script (works under a strict CSP and
- *  avoids ES-module loading of Emscripten glue), then instantiates it. */
-export async function loadCore(options = {}) {
+ *  avoids ES-module loading of Emscripten glue), then instantiates it. -> the module, for
+ *  `new Core(module)` per playground. */
+/**
+ * The trace seen from one layer of a layered model: X, heads, concat, W_O and output become that
+ * layer's (the trace carries every layer's matrices; nothing is computed here), plus `layer`
+ * (0-based) and `layerCount`. layer -1 or out of range: the last layer, which is the trace's own.
+ * A trace without layers (random weights) comes back as it is.
+ * @param {any} result @param {number} layer
+ */
+export function layerView(result, layer) {
+  const all = result && result.layers;
+  // traced without its layers (detail {layers: false}): the last layer, which is the trace's own
+  if ((!all || !all.length) && result?.model?.layers > 1) {
+    return { ...result, layer: result.model.layers - 1, layerCount: result.model.layers };
+  }
+  if (!all || !all.length) return result;
+  const l = layer >= 0 && layer < all.length ? layer : all.length - 1;
+  const L = all[l];
+  return {
+    ...result,
+    X: L.X,
+    heads: L.heads,
+    concat: L.concat,
+    W_O: L.W_O,
+    output: L.output,
+    layer: l,
+    layerCount: all.length,
+  };
+}
+
+export async function loadModule(options = {}) {
   const base = options.base || new URL('./wasm/', import.meta.url).href;
   let factory = globalThis.createAttentionModule;
   if (!factory) {
@@ -193,8 +415,12 @@ export async function loadCore(options = {}) {
     });
     factory = globalThis.createAttentionModule;
   }
-  const module = await factory({ locateFile: (f) => base + f });
-  return new Core(module);
+  return factory({ locateFile: (f) => base + f });
+}
+
+/** loadModule and one Core over it (a page with one playground, tests). */
+export async function loadCore(options = {}) {
+  return new Core(await loadModule(options));
 }
 
 /** Node (tests, benchmarks): loads the split build from a directory. name = 'attention' (the

@@ -1,5 +1,5 @@
-// i18n.js: loads the page's strings for one language (locales/{lang}.json merged with the panel
-// engineer's locales/panels.{lang}.json when present) and translates keys with {name} params.
+// i18n.js: loads the page's strings for one language (locales/{lang}.json, English as the fallback
+// for a missing key) and translates keys with {name} params.
 // Not a formatter for numbers beyond plain interpolation, and never writes HTML.
 
 export class Translator {
@@ -16,7 +16,9 @@ export class Translator {
     return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
   }
 
-  has(key) { return typeof (this.strings[key] ?? this.fallback[key]) === 'string'; }
+  has(key) {
+    return typeof (this.strings[key] ?? this.fallback[key]) === 'string';
+  }
 
   /** Fill every [data-i18n] element's text and [data-i18n-attr="attr:key;attr:key"] attributes. */
   apply(root) {
@@ -30,19 +32,18 @@ export class Translator {
   }
 }
 
-async function fetchJson(url, optional) {
+async function fetchJson(url) {
   const res = await fetch(url);
-  if (!res.ok) {
-    if (optional) return {};
-    throw new Error(`could not load ${url}: ${res.status}`);
-  }
+  if (!res.ok) throw new Error(`could not load ${url}: ${res.status}`);
   return res.json();
 }
 
-/** Loads {lang}.json + panels.{lang}.json (optional), with English as the fallback for missing keys. */
+/** Loads {lang}.json, with English as the fallback for missing keys. */
 export async function loadTranslator(lang, base = new URL('./locales/', import.meta.url).href) {
-  const load = (l) => Promise.all([fetchJson(`${base}${l}.json`, false), fetchJson(`${base}panels.${l}.json`, true)])
-    .then(([main, panels]) => ({ ...panels, ...main }));
-  const [strings, fallback] = await Promise.all([load(lang), lang === 'en' ? Promise.resolve({}) : load('en')]);
+  const load = (l) => fetchJson(`${base}${l}.json`);
+  const [strings, fallback] = await Promise.all([
+    load(lang),
+    lang === 'en' ? Promise.resolve({}) : load('en'),
+  ]);
   return new Translator(lang, strings, fallback);
 }

@@ -3,10 +3,23 @@
 // runs the core when the state changes, hands the trace to the views and reports what happened
 // (data-* markers on `host`, options.onEvent). It draws nothing itself and computes no attention.
 // Page boot is main.js; the custom element is embed/element.js; the iframe protocol embed/frame.js.
-import { parse, serialize, clampValue, coreSettings, pickLang, defaults, STAGES, TABLE } from './state.js';
+import { Core, layerView, VERSION } from './core.js';
+import {
+  parse,
+  serialize,
+  clampValue,
+  coreSettings,
+  pickLang,
+  defaults,
+  defaultFocus,
+  STAGES,
+  TABLE,
+  HIDE_PARTS,
+  numpyPreset,
+} from './state.js';
 import { Player } from './player.js';
 import { Walkthrough } from './views/walkthrough.js';
-import { PlayerBar } from './views/playerbar.js';
+import { PlayerBar } from './views/player-bar.js';
 import { SettingsView } from './views/settings.js';
 import { InputView } from './views/input.js';
 import { ArcView } from './views/arcs.js';
@@ -14,28 +27,42 @@ import { splitTokenText } from './views/tokens.js';
 import { Shortcuts } from './views/shortcuts.js';
 import { ShareView } from './views/share.js';
 import { ExportView } from './views/export.js';
-import { AnalogyPanel } from './views/panels/analogy.js';
 import { FormulaPanel } from './views/panels/formula.js';
-import { SoftmaxLabPanel } from './views/panels/softmax_lab.js';
-import { Plane2DPanel } from './views/panels/plane2d.js';
 import { ModelInfoView } from './views/model.js';
 import { TrainView } from './views/train.js';
 import { GradientView } from './views/gradient.js';
-import { onSettle, refresh } from './views/later.js';
+import { LimitsView, LimitsNote } from './views/limits.js';
+import { Later } from './views/later.js';
+import { panelFailed } from './views/util.js';
+import { predictionKey } from './views/predict.js';
+import { ProgramView } from './views/program.js';
 
-// Panels by the other engineer: constructor(container, {core, t, onHighlight}), update({result, state}).
-const PANELS = [FormulaPanel, SoftmaxLabPanel, AnalogyPanel, Plane2DPanel];
+// The teaching panels under the walkthrough (views/panels/):
+//   constructor(container, {core, t, onHighlight}), update({result, state}).
+// The library analogy, the 2-D plane and the softmax lab live inside the stages that use them
+// (stage-extras.js), not here.
+const PANELS = [FormulaPanel];
 
-// the token followed when the link does not say (q = -1): the pronoun the seed articles follow
-const PRONOUNS = ['它', '他', '她', 'it'];
+// the player's moves that bring the stage into view (not typing's 'refresh', nor 'speed')
+const FOLLOW = new Set(['stage', 'step', 'scrub', 'frame', 'play']);
 
 // which stage shows a matrix, for panels that ask to highlight one
-const MATRIX_STAGE = { X: 1, W_Q: 2, W_K: 2, W_V: 2, Q: 2, K: 2, V: 2, scores: 3, scaled: 4, masked: 5, weights: 6, head_output: 7, concat: 8, W_O: 8, output: 8 };
-
-// `hide` names -> the parts they hide (ids under the root)
-const HIDE_PARTS = {
-  header: ['top'], input: ['input'], settings: ['whatif'], controls: ['stage-nav-wrap', 'toolbar'],
-  arcs: ['arcs'], panels: ['panels'], share: ['share'], export: ['export'], footer: ['foot'], train: ['train'],
+const MATRIX_STAGE = {
+  X: 1,
+  W_Q: 2,
+  W_K: 2,
+  W_V: 2,
+  Q: 2,
+  K: 2,
+  V: 2,
+  scores: 3,
+  scaled: 4,
+  masked: 5,
+  weights: 6,
+  head_output: 7,
+  concat: 8,
+  W_O: 8,
+  output: 8,
 };
 
 class App {
@@ -49,63 +76,142 @@ class App {
     const t = (key, params) => this.translator.t(key, params);
     this.t = t;
     this.state = parsed.state;
+    // whether the followed token was chosen (by the learner, or by the link's q); if not, a new
+    // text follows its pronoun (clampToTrace)
+    this.pickedQ = this.state.q >= 0;
     this.urlNotices = parsed.notices;
-    this.result = null;      // the last good trace
+    this.result = null; // the last good trace
+    this.resultFrom = null; // {text, settings} the shown trace was computed from
     this.messages = [];
     this.renders = 0;
     this.pendingRun = 0;
     const root = this.root;
-    const $ = (id) => (root.getElementById ? root.getElementById(id) : root.querySelector(`#${CSS.escape(id)}`));
+    const $ = (id) =>
+      root.getElementById ? root.getElementById(id) : root.querySelector(`#${CSS.escape(id)}`);
     this.$ = $;
     const actions = {
-      setFocus: (i) => this.set({ q: i }),
+      setFocus: (i) => {
+        this.pickedQ = true;
+        this.set({ q: i });
+      },
       setHead: (h) => this.set({ head: h }),
       setSetting: (name, v) => this.setSetting(name, v),
       setMany: (changes) => this.setMany(changes),
       setText: (s, immediate) => this.setText(s, immediate),
-      splitToken: (i) => this.result && this.setText(splitTokenText(this.state.s, this.result.tokens[i]), true),
+      splitToken: (i) =>
+        this.result &&
+        this.setText(splitTokenText(this.state.s, this.result.token_details[i]), true),
       gotoStage: (i) => this.player.goto(i),
       scrubTo: (k) => this.player.scrub(k),
       announce: (text) => this.announce(text),
-      moveFocus: (d) => this.result && this.set({ q: Math.min(this.result.trace.n - 1, Math.max(0, this.state.q + d)) }),
-      cycleHead: () => this.result && this.set({ head: (this.state.head + 1) % this.result.trace.heads }),
+      moveFocus: (d) =>
+        this.result &&
+        (this.pickedQ = true) &&
+        this.set({ q: Math.min(this.result.config.n - 1, Math.max(0, this.state.q + d)) }),
+      cycleHead: () =>
+        this.result && this.set({ head: (this.state.head + 1) % this.result.config.heads }),
       toggleLang: () => this.setLang(this.state.lang === 'zh' ? 'en' : 'zh'),
       focusText: () => $('text').focus(),
-      hasCustomModel: () => this.hasCustom,
-      useCustomModel: () => { this.hasCustom = true; this.setMany({ model: 'custom' }); },
+      hasCustomModel: () => this.core.hasCustomModel(),
+      useCustomModel: () => this.setMany({ model: 'custom' }),
+      // predict, then reveal: play stops at the weights until the learner guesses or skips (and
+      // stays stopped after, so the verdict can be read; ▶ goes on)
+      // (after the frame that asked has finished drawing, so the bar shows the paused state)
+      waitForGuess: () => queueMicrotask(() => this.player.pause()),
+      guessMade: () => this.player.refresh(),
+      rerender: () => {
+        this.walk.stale = true;
+        this.walk.drawn = -1;
+        this.player.refresh();
+      },
+      predictOn: () => this.predictOn(),
     };
     this.actions = actions;
     const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
-    this.walk = new Walkthrough({ nav: $('stage-nav'), title: $('stage-title'), what: $('stage-what'), body: $('stage-body') },
-      { core, t, actions, stages: STAGES });
+    this.later = new Later(); // views out of sight, refreshed when idle or scrolled to
+    this.walk = new Walkthrough(
+      {
+        nav: $('stage-nav'),
+        title: $('stage-title'),
+        what: $('stage-what'),
+        body: $('stage-body'),
+      },
+      {
+        core,
+        t,
+        actions,
+        stages: STAGES,
+        later: this.later,
+        // guesses per sentence and followed token (predict.js); asking is off in embeds unless the
+        // link or the element says predict=1
+        predictions: new Map(),
+        predictOn: () => this.predictOn(),
+      },
+    );
     this.player = new Player({
-      stages: STAGES.length, unitsOf: (s) => this.walk.units(s), reducedMotion: reduced,
+      stages: STAGES.length,
+      unitsOf: (s) => this.walk.units(s),
+      holdOf: (s, k) => this.walk.holdOf(s, k),
+      reducedMotion: reduced,
       onChange: (snap, why) => this.onPlayer(snap, why),
     });
     this.bar = new PlayerBar($('player'), { t, player: this.player });
-    this.settings = new SettingsView($('settings'), { t, actions });
-    this.input = new InputView({ text: $('text'), presets: $('presets'), messages: $('messages'), count: $('token-count') }, { t, actions });
+    this.settings = new SettingsView($('settings'), { t, actions, core });
+    this.input = new InputView(
+      { text: $('text'), presets: $('presets'), messages: $('messages'), count: $('token-count') },
+      { t, actions },
+    );
     this.arcs = new ArcView($('arcs'), { t, actions });
-    this.shortcuts = new Shortcuts({ dialog: $('shortcuts'), open: $('open-shortcuts') }, { t, player: this.player, actions },
-      this.options.keyTarget);
+    this.shortcuts = new Shortcuts(
+      { dialog: $('shortcuts'), open: $('open-shortcuts') },
+      { t, player: this.player, actions },
+      this.options.keyTarget,
+    );
     this.share = new ShareView($('share-body'), { t, links: () => this.links() });
-    this.exporter = new ExportView($('export-body'), { t, view: () => this.exportView() });
+    this.exporter = new ExportView($('export-body'), {
+      t,
+      view: () => this.exportView(),
+      core: this.core,
+    });
     $('lang').addEventListener('click', () => actions.toggleLang());
     $('head-picker').addEventListener('change', (e) => this.set({ head: +e.target.value }));
+    $('layer-picker').addEventListener('change', (e) => this.set({ layer: +e.target.value }));
     // the model: what it is and what its heads learned; training it here; one example's gradient
-    this.hasCustom = false;   // a model trained in this page was handed to the core
-    const part = (id, View, extra = {}) => ($(id) ? new View($(id), { t, core, actions, ...extra }) : null);
+    const part = (id, View, extra = {}) =>
+      $(id) ? new View($(id), { t, core, actions, ...extra }) : null;
     this.modelInfo = part('model-info', ModelInfoView, { lang: () => this.translator.lang });
-    this.trainer = part('train-body', TrainView);
-    this.gradient = part('gradient-body', GradientView);
+    this.trainer = part('train-body', TrainView, { training: this.options.training || {} });
+    this.gradient = part('gradient-body', GradientView, { errorText: (e) => this.errorText(e) });
+    // what the model cannot be trusted with: next to the narration, and the model's note
+    this.limits = part('limits', LimitsView);
+    this.limitsNote = part('model-limits-body', LimitsNote, { lang: () => this.translator.lang });
+    if (this.limitsNote)
+      $('model-limits').addEventListener('toggle', () => this.renderLimitsNote());
     if (this.gradient) $('gradient').addEventListener('toggle', () => this.renderGradient());
+    // the seed article's NumPy program beside the stages (model=numpy), and its preset
+    this.program = part('program', ProgramView);
+    $('preset-numpy')?.addEventListener('click', () =>
+      this.setOptions(numpyPreset(core.numpyArticle())),
+    );
     this.mountPanels();
+    // parts that are usually out of sight (below the stage, or in a closed <details>): a new trace
+    // reaches them through `later`, at once when they are on screen, else when idle or scrolled to
+    this.side = {
+      settings: { el: $('settings'), update: (s, r) => this.settings.update(s, r) },
+      modelInfo: this.modelInfo && { el: $('model-info'), update: (m) => this.modelInfo.update(m) },
+      share: { el: $('share-body'), update: () => this.share.update() },
+    };
     // matrices out of sight are refreshed when idle or scrolled to: "settled" = all show this trace
-    this.unsettle = onSettle((done) => {
+    this.unsettle = this.later.onSettle((done) => {
       if (this.settledShown === done) return;
       this.settledShown = done;
       this.host.dataset.settled = done ? '1' : '0';
     });
+  }
+
+  // predict, then reveal: the link's or element's predict key, else on in the page, off in embeds
+  predictOn() {
+    return this.state.predict ?? !(this.options.url === false || window.parent !== window);
   }
 
   mountPanels() {
@@ -116,29 +222,46 @@ class App {
       box.className = 'panel';
       root.append(box);
       try {
-        const panel = new P(box, { core: this.core, t: this.t, onHighlight: (spec) => this.highlight(spec) });
+        const panel = new P(box, {
+          core: this.core,
+          t: this.t,
+          onHighlight: (spec) => this.highlight(spec),
+        });
         // a panel out of sight is updated when it comes near the viewport or the page is idle
         return {
           el: box,
-          update: (model) => { try { panel.update(model); } catch (e) { console.warn('panel update failed', e); } },
+          update: (model) => {
+            try {
+              panel.update(model);
+            } catch (e) {
+              panelFailed(box, e, this.t);
+            }
+          },
         };
       } catch (e) {
-        console.warn('panel failed to start', e);
+        panelFailed(box, e, this.t);
         return null;
       }
     }).filter(Boolean);
   }
 
   start() {
-    const step = this.state.step;   // rendering reports the player's stage back into the state
+    const step = this.state.step; // rendering reports the player's stage back into the state
     this.input.setText(this.state.s);
     this.player.stage = step - 1;
     this.run(true);
     this.player.goto(step - 1);
+    this.revealing = true; // from now on the player's moves are the learner's: they bring the stage into view
     this.applyHide();
+    this.applyTheme();
     this.host.dataset.ready = '1';
     performance.mark('attention-playground:first-trace');
-    this.emit('ready', { step: this.state.step, stage: STAGES[this.state.step - 1] });
+    this.emit('ready', {
+      step: this.state.step,
+      stage: STAGES[this.state.step - 1],
+      appVersion: VERSION, // the project's; `version` in the iframe protocol is the protocol's
+    });
+    this.changedAs = serialize(this.state); // from now on every change of the state is an event
   }
 
   // ---- state changes ----
@@ -149,7 +272,9 @@ class App {
     this.render();
   }
 
-  setSetting(name, value) { this.setMany({ [name]: value }); }
+  setSetting(name, value) {
+    this.setMany({ [name]: value });
+  }
 
   setMany(changes) {
     for (const [name, v] of Object.entries(changes)) this.state[name] = clampValue(name, v);
@@ -158,9 +283,10 @@ class App {
 
   setText(s, immediate) {
     this.state.s = s;
-    this.typing = !immediate;  // keystrokes write the URL once typing pauses (see writeUrl)
+    this.typing = !immediate; // keystrokes write the URL once typing pauses (see writeUrl)
     if (!immediate) this.typedAt = performance.now();
-    if (immediate) this.state.q = -1;
+    if (immediate) this.pickedQ = false;
+    if (!this.pickedQ) this.state.q = -1;
     if (immediate) this.input.setText(s);
     // coalesce fast typing into one run per frame
     cancelAnimationFrame(this.pendingRun);
@@ -173,11 +299,23 @@ class App {
     this.applyStrings();
     this.walk.setTranslator(this.t);
     this.bar.build(this.t);
-    this.settings = new SettingsView(this.$('settings'), { t: this.t, actions: this.actions });
+    this.settings = new SettingsView(this.$('settings'), {
+      t: this.t,
+      actions: this.actions,
+      core: this.core,
+    });
     this.shortcuts.setTranslator(this.t);
     this.share.setTranslator(this.t);
     this.exporter.setTranslator(this.t);
-    for (const v of [this.modelInfo, this.trainer, this.gradient]) v?.setTranslator(this.t);
+    for (const v of [
+      this.modelInfo,
+      this.trainer,
+      this.gradient,
+      this.limits,
+      this.limitsNote,
+      this.program,
+    ])
+      v?.setTranslator(this.t);
     this.mountPanels();
     this.run(false);
   }
@@ -185,6 +323,7 @@ class App {
   applyStrings() {
     const lang = this.state.lang === 'zh' ? 'zh-CN' : 'en';
     this.translator.apply(this.root);
+    this.applyAbout();
     if (this.options.url) {
       document.documentElement.lang = lang;
       document.title = this.translator.t('app.title');
@@ -193,28 +332,47 @@ class App {
     }
   }
 
+  // The footer's version and licence links: the files sit next to the page (scripts/bundle.mjs),
+  // so they resolve against the page's address, also from a custom element on another site.
+  applyAbout() {
+    const version = this.$('app-version');
+    if (version) version.textContent = this.t('app.version', { version: VERSION });
+    const base = this.options.pageUrl || location.href;
+    const licence = this.$('licence-link');
+    if (licence) licence.href = new URL('LICENSE.txt', base).href;
+    const notices = this.$('notices-link');
+    if (notices) notices.href = new URL('THIRD_PARTY_NOTICES.txt', base).href;
+  }
+
   // ---- running the core ----
 
   run(initial) {
     const started = performance.now();
     const messages = [];
-    if (initial) for (const n of this.urlNotices) messages.push({ kind: 'notice', text: this.translator.t(`notice.${n.problem}`, n) });
+    if (initial)
+      for (const n of this.urlNotices)
+        messages.push({ kind: 'notice', text: this.translator.t(`notice.${n.problem}`, n) });
     try {
       const settings = coreSettings(this.state);
+      // every layer's matrices only while a layer other than the last is shown: they are most of
+      // a trained model's trace, and typing makes one trace per key
+      const detail = { layers: this.state.layer !== -1 };
       let result;
       try {
-        result = this.core.trace(this.state.s, settings);
+        result = this.core.trace(this.state.s, settings, detail);
       } catch (e) {
         // model=custom from a link: that model was trained in another visit and is gone
         if (e.code !== 'no_custom_model') throw e;
         this.state.model = settings.model = 'default';
         messages.push({ kind: 'notice', text: this.translator.t('model.customGone') });
-        result = this.core.trace(this.state.s, settings);
+        result = this.core.trace(this.state.s, settings, detail);
       }
       this.result = result;
+      this.resultFrom = { text: this.state.s, settings }; // what the shown trace was computed from
     } catch (e) {
       if (!e.code) throw e;
       messages.push({ kind: 'error', text: this.errorText(e) });
+      this.emit('error', { code: e.code, message: this.errorText(e) });
       if (!this.result) this.fallback(messages);
       else messages.push({ kind: 'notice', text: this.translator.t('notice.lastGood') });
     }
@@ -222,7 +380,7 @@ class App {
     this.messages = messages;
     this.input.showMessages(messages);
     this.render();
-    this.host.dataset.runMs = (performance.now() - started).toFixed(1);   // read by the speed test
+    this.host.dataset.runMs = (performance.now() - started).toFixed(1); // read by the speed test
   }
 
   // No good trace yet (a bad link): show the default sentence and settings instead of nothing.
@@ -230,46 +388,131 @@ class App {
     const d = defaults();
     const settings = coreSettings(d);
     this.result = this.core.trace(d.s, settings);
+    this.resultFrom = { text: d.s, settings };
     messages.push({ kind: 'notice', text: this.translator.t('notice.fallback') });
   }
 
   errorText(e) {
     const key = `error.${e.code}`;
-    return this.translator.has(key) ? this.translator.t(key, { ...e.details, max: this.state.max, message: e.message }) : e.message;
+    return this.translator.has(key)
+      ? this.translator.t(key, { ...e.details, max: this.state.max, message: e.message })
+      : e.message;
   }
 
   clampToTrace(fromUrl, messages = this.messages) {
-    const tr = this.result.trace;
+    const tr = this.result;
     if (this.state.q < 0) {
-      const i = this.result.tokens.findIndex((x) => PRONOUNS.includes(x.text.toLowerCase()));
-      this.state.q = Math.max(0, i);
+      this.state.q = defaultFocus(this.result.token_details);
     }
-    if (this.state.q > tr.n - 1) {
-      if (fromUrl) messages.push({ kind: 'notice', text: this.translator.t('notice.clamped', { key: 'q', raw: this.state.q, used: tr.n - 1, min: 0, max: tr.n - 1 }) });
-      this.state.q = tr.n - 1;
+    if (this.state.q > tr.config.n - 1) {
+      if (fromUrl)
+        messages.push({
+          kind: 'notice',
+          text: this.translator.t('notice.clamped', {
+            key: 'q',
+            raw: this.state.q,
+            used: tr.config.n - 1,
+            min: 0,
+            max: tr.config.n - 1,
+          }),
+        });
+      this.state.q = tr.config.n - 1;
     }
-    if (this.state.head > tr.heads - 1) {
-      if (fromUrl) messages.push({ kind: 'notice', text: this.translator.t('notice.clamped', { key: 'head', raw: this.state.head, used: tr.heads - 1, min: 0, max: tr.heads - 1 }) });
-      this.state.head = tr.heads - 1;
+    if (this.state.head > tr.config.heads - 1) {
+      if (fromUrl)
+        messages.push({
+          kind: 'notice',
+          text: this.translator.t('notice.clamped', {
+            key: 'head',
+            raw: this.state.head,
+            used: tr.config.heads - 1,
+            min: 0,
+            max: tr.config.heads - 1,
+          }),
+        });
+      this.state.head = tr.config.heads - 1;
     }
+    // layer: 0-based; the last layer is written -1, so a link keeps meaning "the last" across models
+    const layers = tr.model ? tr.model.layers : 1;
+    if (this.state.layer > layers - 1) {
+      if (fromUrl)
+        messages.push({
+          kind: 'notice',
+          text: this.translator.t('notice.clamped', {
+            key: 'layer',
+            raw: this.state.layer,
+            used: layers - 1,
+            min: 0,
+            max: layers - 1,
+          }),
+        });
+      this.state.layer = -1;
+    }
+    if (this.state.layer === layers - 1) this.state.layer = -1;
+  }
+
+  // the trace as the stages show it: the chosen layer's matrices (one object per trace and layer,
+  // so views that compare what they were given see no change when nothing changed)
+  shownTrace() {
+    const r = this.result;
+    if (this.shownCache?.from !== r || this.shownCache?.layer !== this.state.layer)
+      this.shownCache = { from: r, layer: this.state.layer, trace: layerView(r, this.state.layer) };
+    return this.shownCache.trace;
   }
 
   render() {
-    const result = this.result;
+    const result = this.shownTrace();
     const view = { q: this.state.q, head: this.state.head };
     this.walk.setModel({ result, state: view });
     this.player.refresh();
     this.arcs.update({ result, state: view });
-    this.settings.update(this.state, result);
-    this.modelInfo?.update({ result, state: view });
+    this.later.refresh(this.side.settings, this.state, result);
+    if (this.side.modelInfo) this.later.refresh(this.side.modelInfo, { result, state: view });
+    this.program?.update({ result }); // beside the stage: always in sight
+    this.limits?.update({ result, text: this.resultFrom.text });
+    this.renderLimitsNote();
     this.renderGradient();
-    this.renderHeadPicker(result.trace.heads);
-    this.input.showCount(this.translator.t('input.count', { n: result.tokens.length, max: result.settings.maxTokens }));
+    this.renderHeadPicker(result.config.heads);
+    this.renderLayerPicker(result.layerCount || 1, result.layer ?? 0);
+    this.input.showCount(
+      this.translator.t('input.count', { n: result.tokens.length, max: result.config.max_tokens }),
+    );
     this.schedulePanels();
     this.writeUrl();
     this.renders++;
     this.host.dataset.renders = String(this.renders);
-    this.share.update();
+    this.later.refresh(this.side.share);
+    this.notifyChange();
+  }
+
+  // `change` {state}: once per change of the state (URL keys and values, as a link would carry
+  // them), after the playground is ready; renders that change nothing say nothing.
+  notifyChange() {
+    if (this.changedAs === undefined) return;
+    const key = serialize(this.state);
+    if (key === this.changedAs) return;
+    this.changedAs = key;
+    const state = { ...this.state };
+    delete state.parent;
+    this.emit('change', { state });
+  }
+
+  /** A copy of what the playground shows, for the embedding page (the element's `trace`): the
+   *  sentence, its tokens, the trace's config and each head's attention weights (row i = query
+   *  i, column j = key j) as plain arrays. Changing it changes nothing here. */
+  traceSnapshot() {
+    const r = this.result;
+    if (!r) return null;
+    const rows = (m) =>
+      Array.from({ length: m.rows }, (_, i) =>
+        Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)),
+      );
+    return {
+      sentence: this.resultFrom.text,
+      tokens: [...r.tokens],
+      config: structuredClone(r.config),
+      heads: r.heads.map((h) => ({ weights: rows(h.weights) })),
+    };
   }
 
   // Panels sit below the walkthrough: they are updated after the walkthrough has painted, so
@@ -278,51 +521,121 @@ class App {
   schedulePanels() {
     clearTimeout(this.panelTimer);
     const typing = this.typedAt && performance.now() - this.typedAt < 300;
-    this.panelTimer = setTimeout(() => {
-      const result = this.result;
-      for (const p of this.panels) refresh(p, { result, state: { ...this.state } });
-    }, typing ? 300 : 30);
+    this.panelTimer = setTimeout(
+      () => {
+        const result = this.shownTrace();
+        for (const p of this.panels) this.later.refresh(p, { result, state: { ...this.state } });
+      },
+      typing ? 300 : 30,
+    );
+  }
+
+  // the note traces its minimal pairs through the core: only while it is open
+  renderLimitsNote() {
+    if (!this.limitsNote || !this.result || !this.$('model-limits').open) return;
+    this.limitsNote.update({ result: this.result, settings: this.resultFrom.settings });
   }
 
   // the gradient is a second trace through the core: only while its section is open
   renderGradient() {
     if (!this.gradient || !this.result || !this.$('gradient').open) return;
-    this.gradient.update({ result: this.result, state: { q: this.state.q, head: this.state.head }, text: this.state.s, settings: coreSettings(this.state) });
+    this.gradient.update({
+      result: this.result,
+      state: { q: this.state.q, head: this.state.head },
+      text: this.state.s,
+      settings: coreSettings(this.state),
+    });
+  }
+
+  // the layer picker: shown only for a model with more than one layer, options "1 of 2", …
+  renderLayerPicker(count, shown) {
+    const sel = this.$('layer-picker');
+    const label = sel.closest('label');
+    label.hidden = count < 2;
+    this.$('toolbar').classList.toggle('has-layers', count > 1);
+    const t = (k, v) => this.translator.t(k, v);
+    const key = `${count}\u0000${t('walk.layerOption', { l: 1, n: count })}`;
+    if (sel.dataset.built !== key) {
+      sel.replaceChildren(
+        ...Array.from({ length: count }, (_, l) => {
+          const o = document.createElement('option');
+          o.value = String(l);
+          o.textContent = t('walk.layerOption', { l: l + 1, n: count });
+          return o;
+        }),
+      );
+      sel.dataset.built = key;
+    }
+    sel.value = String(shown);
   }
 
   renderHeadPicker(heads) {
     const sel = this.$('head-picker');
     if (sel.options.length !== heads) {
-      sel.replaceChildren(...Array.from({ length: heads }, (_, h) => {
-        const o = document.createElement('option');
-        o.value = String(h);
-        o.textContent = String(h + 1);
-        return o;
-      }));
+      sel.replaceChildren(
+        ...Array.from({ length: heads }, (_, h) => {
+          const o = document.createElement('option');
+          o.value = String(h);
+          o.textContent = String(h + 1);
+          return o;
+        }),
+      );
     }
     sel.value = String(this.state.head);
   }
 
   onPlayer(snap, why) {
     const started = performance.now();
-    this.walk.show(snap);
+    this.walk.show(snap, why);
     this.bar.update(snap);
+    this.program?.show(STAGES[snap.stage]);
     if (this.state.step !== snap.stage + 1) {
       this.state.step = snap.stage + 1;
       this.writeUrl();
-      this.share.update();
+      this.later.refresh(this.side.share);
       this.emit('stepchange', { step: this.state.step, stage: STAGES[snap.stage] });
+      this.notifyChange();
     }
-    const settled = why !== 'frame' || snap.k >= snap.units;
-    if (settled && why !== 'speed' && why !== 'play') this.announce(this.walk.narrate(snap));
+    // the narration follows every step, during play too; screen readers hear it when play stops
+    // (a sentence per frame would be cut off by the next one)
+    this.$('narration').setAttribute('aria-live', snap.playing ? 'off' : 'polite');
+    this.announce(this.walk.narrate(snap));
+    if (this.revealing && FOLLOW.has(why)) this.revealStage(why);
+    // while the learner may still guess the followed token's top key, the link view (its weights)
+    // is veiled up to the softmax stage
+    const ctx = this.walk.ctx;
+    const asking =
+      ctx.predictOn() && !ctx.predictions.has(predictionKey(this.result.tokens, this.state.q));
+    const veiled = asking && snap.stage <= STAGES.indexOf('softmax');
+    this.$('arcs').toggleAttribute('data-veiled', veiled);
+    this.$('arcs').querySelector('.arcs-scroll')?.toggleAttribute('inert', veiled); // not read out either
     this.host.dataset.stage = STAGES[snap.stage];
     this.host.dataset.k = String(snap.k);
     if (why === 'frame') this.host.dataset.frameMs = (performance.now() - started).toFixed(2);
   }
 
-  announce(text) {
+  // the stage in view: a new stage is scrolled to just under the sticky bar, and every step keeps
+  // the element it computes (and its inputs) inside the viewport (Walkthrough.reveal)
+  revealStage(why) {
+    const bar = this.$('stagebar');
+    if (why === 'stage') {
+      // the title just under the bar once the bar sticks to the top
+      const panel = this.$('stage-title');
+      const dy =
+        panel.getBoundingClientRect().top - (bar && !bar.hidden ? bar.offsetHeight : 0) - 4;
+      if (Math.abs(dy) >= 1) window.scrollBy({ top: dy, behavior: 'instant' });
+    }
+    this.walk.reveal(bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0);
+  }
+
+  // text, or a says() sentence {text, data}: its data goes to data-says (what the test checks)
+  announce(said) {
     const live = this.$('narration');
-    if (text && live.textContent !== text) live.textContent = text;
+    if (!said) return;
+    const text = typeof said === 'string' ? said : said.text;
+    if (live.textContent !== text) live.textContent = text;
+    if (typeof said === 'string') delete live.dataset.says;
+    else live.dataset.says = JSON.stringify(said.data);
   }
 
   // history.replaceState costs ~25 ms with a long sentence in the URL (measured in Chromium), so
@@ -345,10 +658,15 @@ class App {
   // Panels name matrices (['Q', 'K'] or {matrix, head, row, col}); their cells light up here.
   highlight(spec) {
     for (const e of this.root.querySelectorAll('.panel-hl')) e.classList.remove('panel-hl');
-    const specs = Array.isArray(spec) ? spec.map((m) => ({ matrix: m })) : spec && spec.matrix ? [spec] : [];
+    const specs = Array.isArray(spec)
+      ? spec.map((m) => ({ matrix: m }))
+      : spec && spec.matrix
+        ? [spec]
+        : [];
     for (const one of specs) {
       let sel = `#walkthrough [data-matrix="${CSS.escape(String(one.matrix))}"]`;
-      for (const k of ['head', 'row', 'col']) if (one[k] != null) sel += `[data-${k}="${CSS.escape(String(one[k]))}"]`;
+      for (const k of ['head', 'row', 'col'])
+        if (one[k] != null) sel += `[data-${k}="${CSS.escape(String(one[k]))}"]`;
       let found = this.root.querySelectorAll(sel);
       if (!found.length && !Array.isArray(spec) && one.matrix in MATRIX_STAGE) {
         this.player.goto(MATRIX_STAGE[one.matrix]);
@@ -361,7 +679,11 @@ class App {
   // ---- embedding: hidden parts, share links, export, outside commands ----
 
   applyHide() {
-    const hidden = new Set(String(this.state.hide || '').split(',').filter(Boolean));
+    const hidden = new Set(
+      String(this.state.hide || '')
+        .split(',')
+        .filter(Boolean),
+    );
     for (const [name, ids] of Object.entries(HIDE_PARTS)) {
       for (const id of ids) {
         const node = this.$(id);
@@ -370,14 +692,32 @@ class App {
     }
   }
 
+  // The theme key sets the color-scheme the styles' light-dark() colours follow: on the page's root
+  // (its background is the canvas), or on the element (its shadow root inherits it). auto or
+  // unset: the style sheet's `light dark`, i.e. the system's preference.
+  applyTheme() {
+    const theme =
+      this.state.theme === 'light' || this.state.theme === 'dark' ? this.state.theme : '';
+    const target = this.options.url ? document.documentElement : this.host;
+    target.style.colorScheme = theme;
+    this.host.dataset.theme = theme || 'auto';
+  }
+
   /** The current state as a link, an iframe snippet and an element snippet. */
   links() {
     const { pageUrl, embedScriptUrl } = this.options;
     const state = { ...this.state, parent: '' };
     const link = `${pageUrl}?${serialize(state)}`;
-    const attrs = TABLE.filter((e) => e.name !== 'parent' && state[e.name] !== '' && state[e.name] != null &&
-      String(state[e.name]) !== String(e.def))
-      .map((e) => `${e.name === 's' ? 'sentence' : e.name}="${escapeAttr(e.type === 'bool' ? (state[e.name] ? '1' : '0') : String(state[e.name]))}"`);
+    const attrs = TABLE.filter(
+      (e) =>
+        e.name !== 'parent' &&
+        state[e.name] !== '' &&
+        state[e.name] != null &&
+        String(state[e.name]) !== String(e.def),
+    ).map(
+      (e) =>
+        `${e.name === 's' ? 'sentence' : e.name}="${escapeAttr(e.type === 'bool' ? (state[e.name] ? '1' : '0') : String(state[e.name]))}"`,
+    );
     const title = escapeAttr(this.t('app.title'));
     return {
       link,
@@ -388,7 +728,13 @@ class App {
 
   /** What the export view needs: the trace, the shown head and stage, and labels. */
   exportView() {
-    return { result: this.result, state: { ...this.state }, stage: STAGES[this.state.step - 1], t: this.t };
+    return {
+      result: this.result,
+      sentence: this.resultFrom ? this.resultFrom.text : '',
+      state: { ...this.state },
+      stage: STAGES[this.state.step - 1],
+      t: this.t,
+    };
   }
 
   emit(type, detail) {
@@ -398,7 +744,7 @@ class App {
   /** From outside (iframe parent, element attributes): a new sentence. */
   setSentence(s) {
     if (typeof s !== 'string') return;
-    this.setText(s, true);  // the core refuses what is too long, with a message
+    this.setText(s, true); // the core refuses what is too long, with a message
   }
 
   /** From outside: go to step (1-based). */
@@ -408,56 +754,86 @@ class App {
   }
 
   /** From outside: several URL keys at once ({seed, heads, step, hide, lang, sentence|s, ...}).
-   *  Values go through the state table's parsers, so bad ones are ignored or clamped. */
+   *  Values go through the state table's parsers, so bad ones are ignored or clamped. null puts
+   *  a key whose default is "unset" (predict: on in the page, off in embeds) back to it. */
   setOptions(options) {
     if (!options || typeof options !== 'object') return;
     const params = new URLSearchParams();
+    const unset = {};
     for (const [k, v] of Object.entries(options)) {
+      if (v === null && TABLE.some((e) => e.name === k && e.def === null)) unset[k] = null;
       if (v == null) continue;
       params.set(k === 'sentence' ? 's' : k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
     }
     const { state, notices } = parse(params.toString());
     const bad = new Set(notices.filter((n) => n.problem !== 'clamped').map((n) => n.key));
     const given = TABLE.filter((e) => params.has(e.name) && !bad.has(e.name)).map((e) => e.name);
-    const changes = Object.fromEntries(given.filter((k) => !['step', 'lang', 'parent'].includes(k)).map((k) => [k, state[k]]));
-    if ('s' in changes) { this.input.setText(changes.s); this.state.q = -1; }
+    const changes = {
+      ...unset,
+      ...Object.fromEntries(
+        given.filter((k) => !['step', 'lang', 'parent'].includes(k)).map((k) => [k, state[k]]),
+      ),
+    };
+    if ('s' in changes) {
+      this.input.setText(changes.s);
+      this.state.q = -1;
+      this.pickedQ = false;
+    }
     Object.assign(this.state, changes);
     if ('hide' in changes) this.applyHide();
+    if ('theme' in changes) this.applyTheme();
     this.run(false);
     if (given.includes('step')) this.goToStep(state.step);
-    if (given.includes('lang') && state.lang && state.lang !== this.state.lang) this.setLang(state.lang);
+    if (given.includes('lang') && state.lang && state.lang !== this.state.lang)
+      this.setLang(state.lang);
   }
 
   destroy() {
     this.unsettle();
+    this.later.destroy();
     clearTimeout(this.panelTimer);
     cancelAnimationFrame(this.pendingRun);
     this.player.pause?.();
     this.shortcuts.destroy?.();
     this.trainer?.destroy();
+    this.core.close(); // frees this playground's session (its custom model and caches)
   }
 }
 
 function escapeAttr(s) {
-  return String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return String(s)
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 }
 
 /**
  * Mounts one playground on markup that is already under `root` (index.html's, or the same
  * markup in a shadow root) and starts it.
  * options: {
- *   core: Core (shared by every instance), translatorFor(lang) -> Promise<Translator>,
+ *   module: the loaded WebAssembly module (core.js loadModule; shared by every instance: each
+ *     App makes its own Core, i.e. its own session, and closes it in destroy()),
+ *   translatorFor(lang) -> Promise<Translator>,
  *   host: element for data-* markers (document.body, or the custom element),
  *   search: the initial state as a URL search string, languages: browser languages,
  *   url: write the state into location (the page only), keyTarget: where shortcuts listen,
- *   pageUrl, embedScriptUrl: for the share snippets, onEvent(type, detail): ready, stepchange }
- * Returns the App (setSentence, goToStep, setOptions, destroy).
+ *   pageUrl, embedScriptUrl: for the share snippets and the footer's licence links,
+ *   onEvent(type, detail): ready {step, stage, appVersion}, stepchange {step, stage},
+ *     change {state}, error {code, message},
+ *   training: {base: the folder holding train-worker.js and wasm/ (the corpus), or corpus: the
+ *     corpus text itself (the single file, which trains on the page's thread)} }
+ * Returns the App (setSentence, goToStep, setOptions, traceSnapshot, destroy).
  */
 export async function mountPlayground(root, options) {
   const parsed = parse(options.search || '');
   parsed.state.lang = pickLang(parsed.state, options.languages || []);
   const translator = await options.translatorFor(parsed.state.lang);
-  const app = new App(options.core, translator, parsed, { root, host: options.host, options });
+  const app = new App(new Core(options.module), translator, parsed, {
+    root,
+    host: options.host,
+    options,
+  });
   app.applyStrings();
   app.start();
   return app;

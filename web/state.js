@@ -1,6 +1,8 @@
 // state.js: every setting of the page, read from and written to the URL through one declarative
 // table (name, type, default, range). Parsing never throws: bad values fall back or are clamped,
 // and each fix is reported as a notice. Not the place for DOM or for attention maths.
+import { DEFAULT_SETTINGS as D, MODELS, MAX_SEED, LIMITS } from './core.js';
+import { LANGS, pickLang } from './lang.js';
 
 /** Presets shown as buttons; the first is the default sentence. */
 export const PRESETS = Object.freeze([
@@ -10,40 +12,131 @@ export const PRESETS = Object.freeze([
   "The animal didn't cross the street because it was too tired.",
 ]);
 
+/** The sentence of the preset "The article's NumPy example": as many tokens as the article's
+ *  seq_len (a test checks it against the core's numpyArticle().n). */
+export const NUMPY_SENTENCE = '小猫爱吃鱼';
+
+/** The preset "The article's NumPy example" as URL keys: the seed article's program (its seed and
+ *  sizes from the core: core.numpyArticle()) on NUMPY_SENTENCE, with nothing the program does not
+ *  do (one head, no mask, no positions, scaling on, temperature 1, W_K not tied). */
+export function numpyPreset(article) {
+  return {
+    s: NUMPY_SENTENCE,
+    model: 'numpy',
+    seed: article.seed,
+    dmodel: article.d_model,
+    dk: article.d_k,
+    heads: 1,
+    causal: false,
+    scale: true,
+    temp: 1,
+    tie: false,
+    pos: false,
+  };
+}
+
+/** Minimal pairs: one changed word makes the pronoun mean a different noun (the model note shows
+ *  the first one the model's heads get wrong). Not a test set: the honest evaluation is the model's. */
+export const LIMIT_PAIRS = Object.freeze([
+  {
+    lang: 'en',
+    pronoun: 'it',
+    a: "The trophy didn't fit in the suitcase because it was too big.",
+    b: "The trophy didn't fit in the suitcase because it was too small.",
+  },
+  {
+    lang: 'en',
+    pronoun: 'it',
+    a: "The animal didn't cross the street because it was too tired.",
+    b: "The animal didn't cross the street because it was too wide.",
+  },
+  {
+    lang: 'zh',
+    pronoun: '它',
+    a: '奖杯放不进箱子里，因为它太大了。',
+    b: '奖杯放不进箱子里，因为它太小了。',
+  },
+  {
+    lang: 'zh',
+    pronoun: '它',
+    a: '小鸟飞不过那座山，因为它太累了。',
+    b: '小鸟飞不过那座山，因为它太高了。',
+  },
+]);
+
 /** The walkthrough's stages, in the core's pass order; `step` in the URL is 1-based. */
-export const STAGES = Object.freeze(['tokens', 'embed', 'project', 'score', 'scale', 'mask', 'softmax', 'mix', 'heads']);
+export const STAGES = Object.freeze([
+  'tokens',
+  'embeddings',
+  'project',
+  'score',
+  'scale',
+  'mask',
+  'softmax',
+  'mix',
+  'heads',
+]);
 
-export const LANGS = Object.freeze(['en', 'zh']);
+export { LANGS, pickLang }; // lang.js
 
-/** Parts an embedding can hide (`hide=controls,panels`): classroom mode. */
-export const HIDEABLE = Object.freeze(['header', 'input', 'settings', 'controls', 'arcs', 'share', 'export', 'panels', 'footer', 'train']);
+/** Colour themes: auto follows the system's (prefers-color-scheme). */
+export const THEMES = Object.freeze(['auto', 'light', 'dark']);
 
-// One line per key. `core` names the field of core.trace's settings that the key feeds.
+/** Parts an embedding can hide (`hide=controls,panels`, classroom mode) -> the ids they hide. */
+export const HIDE_PARTS = Object.freeze({
+  header: ['top'],
+  input: ['input'],
+  settings: ['whatif'],
+  controls: ['stage-nav-wrap', 'toolbar'],
+  arcs: ['arcs'],
+  panels: ['panels'],
+  share: ['share'],
+  export: ['export'],
+  footer: ['foot'],
+  train: ['train'],
+});
+export const HIDEABLE = Object.freeze(Object.keys(HIDE_PARTS));
+
+// One line per key. `core` names the field of core.trace's settings that the key feeds; those
+// keys start from the core's defaults (D). The ranges here are the page's (its sliders), inside
+// the core's limits.
 // Adding a key (for example `model`) is one more line here.
 export const TABLE = Object.freeze([
   { name: 's', type: 'text', def: PRESETS[0], maxLength: 2000 },
-  { name: 'seed', type: 'seed', def: '42', core: 'seed' },
-  // default = the trained model shipped in the core (fixes heads/dmodel/dk), random = seeded weights;
+  { name: 'seed', type: 'seed', def: D.seed, core: 'seed' },
+  // default = the trained model shipped in the core (fixes heads/dmodel/dk), random = seeded weights,
+  // numpy = the seed article's NumPy program (fixes one head, no positions);
   // custom = a model trained in this page (only exists until the page is left: links fall back)
-  { name: 'model', type: 'enum', def: 'default', values: ['default', 'random', 'custom'], core: 'model' },
-  { name: 'heads', type: 'int', def: 2, min: 1, max: 8, core: 'heads' },
-  { name: 'dmodel', type: 'int', def: 8, min: 2, max: 64, core: 'dModel' },
-  { name: 'dk', type: 'int', def: 0, min: 0, max: 64, core: 'dK' },
-  { name: 'causal', type: 'bool', def: false, core: 'causal' },
-  { name: 'scale', type: 'bool', def: true, core: 'scale' },
-  { name: 'temp', type: 'number', def: 1, min: 0.05, max: 20, core: 'temperature' },
-  { name: 'tie', type: 'bool', def: false, core: 'tieQK' },
-  { name: 'pos', type: 'bool', def: true, core: 'positions' },
-  { name: 'max', type: 'int', def: 64, min: 1, max: 512, core: 'maxTokens' },   // the token cap
+  { name: 'model', type: 'enum', def: D.model, values: MODELS, core: 'model' },
+  { name: 'heads', type: 'int', def: D.heads, min: 1, max: 8, core: 'heads' },
+  { name: 'dmodel', type: 'int', def: D.d_model, min: 2, max: 64, core: 'd_model' },
+  { name: 'dk', type: 'int', def: D.d_k, min: 0, max: 64, core: 'd_k' },
+  { name: 'causal', type: 'bool', def: D.causal, core: 'causal' },
+  { name: 'scale', type: 'bool', def: D.scale, core: 'scale' },
+  { name: 'temp', type: 'number', def: D.temperature, min: 0.05, max: 20, core: 'temperature' },
+  { name: 'tie', type: 'bool', def: D.tie_qk, core: 'tie_qk' },
+  { name: 'pos', type: 'bool', def: D.positions, core: 'positions' },
+  {
+    name: 'max',
+    type: 'int',
+    def: D.max_tokens,
+    min: 1,
+    max: LIMITS.maxTokens,
+    core: 'max_tokens',
+  }, // the token cap
   { name: 'step', type: 'int', def: 1, min: 1, max: STAGES.length },
   { name: 'head', type: 'int', def: 0, min: 0, max: 7 },
-  { name: 'q', type: 'int', def: -1, min: -1, max: 511 },   // -1: the pronoun (它, it) if any, else 0
+  // the layer the stages show, 0-based; -1: the last (a trained model's; random weights have one)
+  { name: 'layer', type: 'int', def: -1, min: -1, max: LIMITS.maxLayers - 1 },
+  { name: 'q', type: 'int', def: -1, min: -1, max: LIMITS.maxTokens - 1 }, // -1: the pronoun (它, it) if any, else 0
+  // guess the followed token's top key before its weights show; null: on in the page, off in embeds
+  { name: 'predict', type: 'bool', def: null },
   { name: 'lang', type: 'enum', def: '', values: LANGS },
+  // '' and auto: the system's colour scheme; light or dark: that one (playground.js applyTheme)
+  { name: 'theme', type: 'enum', def: '', values: THEMES },
   { name: 'hide', type: 'list', def: '', values: HIDEABLE },
-  { name: 'parent', type: 'origin', def: '' },   // the iframe parent allowed to talk to the page
+  { name: 'parent', type: 'origin', def: '' }, // the iframe parent allowed to talk to the page
 ]);
-
-const MAX_SEED = 18446744073709551615n;
 
 // Each parser returns {value} or {value, problem: 'malformed' | 'clamped'}.
 const PARSERS = {
@@ -83,7 +176,10 @@ const PARSERS = {
   },
   // comma list of known names, kept in the table's order (so a link has one spelling)
   list(raw, e) {
-    const items = raw.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean);
+    const items = raw
+      .split(',')
+      .map((x) => x.trim().toLowerCase())
+      .filter(Boolean);
     const value = e.values.filter((v) => items.includes(v)).join(',');
     return items.every((x) => e.values.includes(x)) ? { value } : { value, problem: 'malformed' };
   },
@@ -91,7 +187,11 @@ const PARSERS = {
   origin(raw, e) {
     const r = raw.trim().replace(/\/$/, '');
     let u = null;
-    try { u = new URL(r); } catch { /* not a URL */ }
+    try {
+      u = new URL(r);
+    } catch {
+      /* not a URL */
+    }
     if (u && /^https?:$/.test(u.protocol) && u.origin === r) return { value: r };
     return { value: e.def, problem: 'malformed' };
   },
@@ -107,7 +207,10 @@ export function defaults() {
 }
 
 /** URL search string -> {state, notices}. notices: [{key, problem, raw, used}]; `raw` comes from
- *  the URL, so it must only ever be shown with textContent. */
+ *  the URL, so it must only ever be shown with textContent.
+ *  @param {string} search
+ *  @returns {{state: Record<string, any>,
+ *             notices: {key: string, problem: string, raw?: string, used?: any}[]}} */
 export function parse(search) {
   const params = new URLSearchParams(search);
   const state = defaults();
@@ -121,7 +224,8 @@ export function parse(search) {
     const raw = params.get(e.name);
     const { value, problem } = PARSERS[e.type](raw, e);
     state[e.name] = value;
-    if (problem) notices.push({ key: e.name, problem, raw, used: String(value), min: e.min, max: e.max });
+    if (problem)
+      notices.push({ key: e.name, problem, raw, used: String(value), min: e.min, max: e.max });
   }
   return { state, notices };
 }
@@ -149,12 +253,12 @@ export function coreSettings(state) {
   return Object.fromEntries(TABLE.filter((e) => e.core).map((e) => [e.core, state[e.name]]));
 }
 
-/** The language: the URL's if given, else the browser's first en/zh preference, else en. */
-export function pickLang(state, browserLangs) {
-  if (LANGS.includes(state.lang)) return state.lang;
-  for (const l of browserLangs || []) {
-    const base = String(l).toLowerCase().split('-')[0];
-    if (LANGS.includes(base)) return base;
-  }
-  return 'en';
+/** The focus token for q = -1 (a new text nobody picked a token of): the first third-person
+ *  pronoun (它 他 她 它们 他们 it he she they him her them, as the core's tokenizer marks them),
+ *  else token 0. details: the trace's token_details. */
+export function defaultFocus(details) {
+  return Math.max(
+    0,
+    details.findIndex((x) => x.pronoun),
+  );
 }

@@ -5,6 +5,5 @@ import { Translator, loadTranslator } from './i18n.js';
 /* global AP_LOCALES */
 export async function translatorFor(lang) {
   if (typeof AP_LOCALES === 'undefined') return loadTranslator(lang);
-  const load = (l) => ({ ...(AP_LOCALES[`panels.${l}`] || {}), ...AP_LOCALES[l] });
-  return new Translator(lang, load(lang), lang === 'en' ? {} : load('en'));
+  return new Translator(lang, AP_LOCALES[lang], lang === 'en' ? {} : AP_LOCALES.en);
 }

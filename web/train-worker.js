@@ -1,79 +1,166 @@
 // train-worker.js: the page's training loop, in a Web Worker so the page stays responsive. A classic
 // worker script: it loads the training build of the core (wasm/attention-train.js, built by
-// scripts/build wasm) and the corpus (wasm/corpus-train.tsv), then runs trainerStep in chunks and
+// scripts/build wasm) and the corpus (wasm/corpus-train.tsv), then runs a module.Trainer in chunks and
 // posts progress and, every few chunks, the model's .apm bytes. No maths here: the core trains.
 //
-// page -> worker: {type: 'start', steps, seed, batch} | {type: 'pause'} | {type: 'resume'}
+// page -> worker: {type: 'start', steps, seed, batch, base?, corpus?} | {type: 'pause'}
+//               | {type: 'resume'}
+// base: the folder holding wasm/ (a blob worker importing this script from another origin has no
+// folder of its own); without it, paths are relative to this script. corpus: the corpus text
+// itself (the single file, whose blob worker has the module's glue in front of this script and
+// nothing to fetch).
 // worker -> page: {type: 'loading'} | {type: 'started', examples, steps}
-//               | {type: 'progress', step, loss, learningRate} | {type: 'model', step, bytes}
+//               | {type: 'progress', step, loss, learning_rate} | {type: 'model', step, bytes}
 //               | {type: 'paused', step} | {type: 'done', step} | {type: 'error', code, message}
-/* global importScripts, createAttentionModule */
+/* global createAttentionModule */
 'use strict';
 
-const CHUNK = 20;        // steps per trainerStep call: a pause answers within one chunk
-const BYTES_EVERY = 3;   // chunks between model snapshots sent to the page (it re-traces each)
+/**
+ * The worker's global scope, typed (the type checker's DOM library knows only a window's).
+ * @typedef {object} WorkerScope
+ * @property {(message: any, transfer?: Transferable[]) => void} postMessage
+ * @property {(...urls: string[]) => void} importScripts
+ */
+const worker = /** @type {WorkerScope} */ (/** @type {unknown} */ (self));
 
-const job = { module: null, corpus: null, target: 0, step: 0, chunks: 0, paused: false, generation: 0 };
+const CHUNK = 20; // steps per Trainer.step call: a pause answers within one chunk
+const BYTES_EVERY = 3; // chunks between model snapshots sent to the page (it re-traces each)
 
-function fail(code, message) { self.postMessage({ type: 'error', code, message }); }
+// trainer: this worker's module.Trainer (deleted when a new run starts). timer: the one pending
+// loop() call, or 0. There is never more than one, so 'resume' after 'pause' (any number of
+// times, back to back) continues the same loop instead of starting another.
+/** @type {{module: any, trainer: any, corpus: any, target: number, step: number, chunks: number, paused: boolean, generation: number, timer: any}} */
+const job = {
+  module: null,
+  trainer: null,
+  corpus: null,
+  target: 0,
+  step: 0,
+  chunks: 0,
+  paused: false,
+  generation: 0,
+  timer: 0,
+};
 
-async function ensureModule() {
+function fail(code, message) {
+  worker.postMessage({ type: 'error', code, message });
+}
+
+// a file of wasm/, at base when the page gave one
+const at = (base, file) => (base ? new URL(`wasm/${file}`, base).href : `wasm/${file}`);
+
+// an error with the protocol's code
+const coded = (e, code) =>
+  Object.assign(new Error(String(e && e.message ? e.message : e)), { code });
+
+async function ensureModule(base) {
   if (job.module) return job.module;
-  importScripts('wasm/attention-train.js');
-  job.module = await createAttentionModule({ locateFile: (f) => `wasm/${f}` });
+  try {
+    // the single file's blob worker already has the glue (with its wasm inline)
+    if (typeof createAttentionModule !== 'function')
+      worker.importScripts(at(base, 'attention-train.js'));
+    job.module = await createAttentionModule({ locateFile: (f) => at(base, f) });
+  } catch (e) {
+    throw coded(e, 'load_failed');
+  }
   return job.module;
 }
 
-async function ensureCorpus() {
+async function ensureCorpus(base, text) {
+  if (typeof text === 'string') job.corpus = text;
   if (job.corpus) return job.corpus;
-  const res = await fetch('wasm/corpus-train.tsv');
-  if (!res.ok) throw Object.assign(new Error(`the training corpus is missing (${res.status}): run scripts/build wasm`), { code: 'no_corpus' });
+  const res = await fetch(at(base, 'corpus-train.tsv')).catch((e) => {
+    throw coded(e, 'no_corpus');
+  });
+  if (!res.ok)
+    throw Object.assign(
+      new Error(`the training corpus is missing (${res.status}): run scripts/build wasm`),
+      { code: 'no_corpus' },
+    );
   job.corpus = await res.text();
   return job.corpus;
 }
 
 function sendModel() {
-  const r = job.module.trainerModelBytes();
-  if (!r.ok) { fail(r.error.code, r.error.message); return; }
-  const bytes = new Uint8Array(r.bytes);   // a JS-owned copy, transferred to the page
-  self.postMessage({ type: 'model', step: job.step, bytes }, [bytes.buffer]);
+  const r = job.trainer.modelBytes();
+  if (!r.ok) {
+    fail(r.error.code, r.error.message);
+    return;
+  }
+  const bytes = new Uint8Array(r.bytes); // a JS-owned copy, transferred to the page
+  worker.postMessage({ type: 'model', step: job.step, bytes }, [bytes.buffer]);
+}
+
+function schedule(generation) {
+  if (job.timer) return;
+  job.timer = setTimeout(() => {
+    job.timer = 0;
+    loop(generation);
+  }, 0); // lets 'pause' in between
 }
 
 function loop(generation) {
-  if (generation !== job.generation || job.paused) return;
-  const r = job.module.trainerStep(Math.min(CHUNK, job.target - job.step));
-  if (!r.ok) { fail(r.error.code, r.error.message); return; }
+  if (generation !== job.generation || job.paused || job.step >= job.target) return;
+  const r = job.trainer.step(Math.min(CHUNK, job.target - job.step));
+  if (!r.ok) {
+    fail(r.error.code, r.error.message);
+    return;
+  }
   job.step = r.step;
   job.chunks++;
-  self.postMessage({ type: 'progress', step: r.step, loss: r.loss, learningRate: r.learningRate });
+  worker.postMessage({
+    type: 'progress',
+    step: r.step,
+    loss: r.loss,
+    learning_rate: r.learning_rate,
+  });
   const finished = job.step >= job.target;
   if (finished || job.chunks % BYTES_EVERY === 0) sendModel();
-  if (finished) { self.postMessage({ type: 'done', step: job.step }); return; }
-  setTimeout(() => loop(generation), 0);   // lets 'pause' messages in between chunks
+  if (finished) {
+    worker.postMessage({ type: 'done', step: job.step });
+    return;
+  }
+  schedule(generation);
 }
 
 async function start(msg) {
   const generation = ++job.generation;
-  self.postMessage({ type: 'loading' });
-  const [module, corpus] = await Promise.all([ensureModule(), ensureCorpus()]);
+  worker.postMessage({ type: 'loading' });
+  const [module, corpus] = await Promise.all([
+    ensureModule(msg.base),
+    ensureCorpus(msg.base, msg.corpus),
+  ]);
   if (generation !== job.generation) return;
-  const r = module.trainerStart(corpus, { seed: msg.seed ?? 1, steps: msg.steps, batch: msg.batch ?? 32 });
-  if (!r.ok) { fail(r.error.code, r.error.message); return; }
+  job.trainer?.delete();
+  job.trainer = new module.Trainer();
+  const r = job.trainer.start(corpus, {
+    seed: msg.seed ?? 1,
+    steps: msg.steps,
+    batch: msg.batch ?? 32,
+  });
+  if (!r.ok) {
+    fail(r.error.code, r.error.message);
+    return;
+  }
   Object.assign(job, { target: msg.steps, step: 0, chunks: 0, paused: false });
-  self.postMessage({ type: 'started', examples: r.examples, steps: r.steps });
-  sendModel();   // step 0: the random starting point, before any learning
-  setTimeout(() => loop(generation), 0);
+  worker.postMessage({ type: 'started', examples: r.examples, steps: r.steps });
+  sendModel(); // step 0: the random starting point, before any learning
+  clearTimeout(job.timer); // a loop of an earlier start ends here
+  job.timer = 0;
+  schedule(generation);
 }
 
 self.onmessage = (e) => {
   const msg = e.data || {};
   if (msg.type === 'start') {
-    start(msg).catch((err) => fail(err.code || 'train_failed', String(err && err.message ? err.message : err)));
+    start(msg).catch((err) =>
+      fail(err.code || 'train_failed', String(err && err.message ? err.message : err)),
+    );
   } else if (msg.type === 'pause') {
     job.paused = true;
-    self.postMessage({ type: 'paused', step: job.step });
+    worker.postMessage({ type: 'paused', step: job.step });
   } else if (msg.type === 'resume' && job.paused) {
     job.paused = false;
-    setTimeout(() => loop(job.generation), 0);
+    schedule(job.generation);
   }
 };

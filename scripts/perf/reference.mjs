@@ -37,7 +37,14 @@ function columns(W, rows, cols, c0, w) {
 }
 
 /** X: n x d; W_Q, W_K, W_V: d x (h dk); W_O: (h dk) x d. -> {head: [...], concat, output} */
-export function attendJS(X, W, n, d, heads, { causal = false, scale = true, temperature = 1 } = {}) {
+export function attendJS(
+  X,
+  W,
+  n,
+  d,
+  heads,
+  { causal = false, scale = true, temperature = 1 } = {},
+) {
   const hd = W.W_Q.length / d;
   const dk = hd / heads;
   const factor = scale ? 1 / Math.sqrt(dk) : 1;
@@ -52,7 +59,8 @@ export function attendJS(X, W, n, d, heads, { causal = false, scale = true, temp
     const scores = matmulABt(Q, K, n, dk, n);
     const scaled = scores.map((s) => s * factor);
     const masked = scaled.slice();
-    if (causal) for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) masked[i * n + j] = -Infinity;
+    if (causal)
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) masked[i * n + j] = -Infinity;
     // pass 5: softmax
     const weights = new Float32Array(n * n);
     for (let i = 0; i < n; i++) {
@@ -68,7 +76,8 @@ export function attendJS(X, W, n, d, heads, { causal = false, scale = true, temp
     }
     // pass 6: mix values; pass 7: merge heads
     const output = matmul(weights, V, n, n, dk);
-    for (let i = 0; i < n; i++) for (let c = 0; c < dk; c++) concat[i * hd + h * dk + c] = output[i * dk + c];
+    for (let i = 0; i < n; i++)
+      for (let c = 0; c < dk; c++) concat[i * hd + h * dk + c] = output[i * dk + c];
     head.push({ Q, K, V, scores, scaled, masked, weights, output });
   }
   // pass 8: output projection

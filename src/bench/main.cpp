@@ -18,7 +18,7 @@ struct Size {
   int n, d_model, heads, iterations, quick_iterations;
 };
 
-// the sizes of issue 7; iterations keep each size well under a second at -O2
+// the sizes the performance targets name; iterations keep each size well under a second at -O2
 const Size kSizes[] = {
     {8, 16, 2, 2000, 200}, {64, 64, 4, 400, 40}, {128, 256, 4, 60, 10}, {512, 768, 12, 10, 3}};
 

@@ -3,16 +3,18 @@
 
 #include <cfloat>
 #include <cmath>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "error.hpp"
+#include "schema.hpp"
 
 namespace ap {
 
 using nlohmann::json;
 
 namespace {
-constexpr std::size_t kMaxInputBytes = 64u << 20;
 constexpr int kMaxDepth = 8;
 
 [[noreturn]] void bad(const std::string& msg) { throw Error("bad_json", msg); }
@@ -24,7 +26,9 @@ Matrix matrix_from_json(const json& j, const char* name) {
   if (!j[0].is_array() || j[0].empty())
     bad(std::string(name) + "[0] must be a non-empty list of numbers");
   const std::size_t cols = j[0].size();
-  if (rows > 4096 || cols > 4096) bad(std::string(name) + " is larger than 4096 x 4096");
+  if (rows > ap::kMaxMatrixSide || cols > ap::kMaxMatrixSide)
+    bad(std::string(name) + " is larger than " + std::to_string(ap::kMaxMatrixSide) + " x " +
+        std::to_string(ap::kMaxMatrixSide));
   Matrix m(rows, cols);
   for (std::size_t r = 0; r < rows; ++r) {
     const json& row = j[r];
@@ -65,103 +69,94 @@ json matrix_to_json(MatrixRef m) {
   return rows;
 }
 
-json trace_to_json(const Trace& t) {
-  json out;
-  out["config"] = {{"n", t.n},
-                   {"d_model", t.d_model},
-                   {"heads", t.heads},
-                   {"d_k", t.d_k},
-                   {"causal", t.options.causal},
-                   {"scale", t.options.scale},
-                   {"scale_factor", t.scale_factor},
-                   {"temperature", t.options.temperature}};
-  out["X"] = matrix_to_json(t.X);
-  json heads = json::array();
-  for (const HeadTrace& h : t.head) {
-    heads.push_back({{"W_Q", matrix_to_json(h.W_Q)},
-                     {"W_K", matrix_to_json(h.W_K)},
-                     {"W_V", matrix_to_json(h.W_V)},
-                     {"Q", matrix_to_json(h.Q)},
-                     {"K", matrix_to_json(h.K)},
-                     {"V", matrix_to_json(h.V)},
-                     {"scores", matrix_to_json(h.scores)},
-                     {"scaled", matrix_to_json(h.scaled)},
-                     {"masked", matrix_to_json(h.masked)},
-                     {"weights", matrix_to_json(h.weights)},
-                     {"output", matrix_to_json(h.output)}});
+namespace {
+// schema.hpp's writer for nlohmann::json.
+struct JsonWriter {
+  using Node = json;
+  Node object() const { return json::object(); }
+  Node array() const { return json::array(); }
+  template <class V>
+  Node value(const V& v) const {
+    return v;
   }
-  out["heads"] = std::move(heads);
-  out["concat"] = matrix_to_json(t.concat);
-  out["W_O"] = matrix_to_json(t.W_O);
-  out["output"] = matrix_to_json(t.output);
+  Node value(float v) const { return static_cast<double>(v); }
+  Node value(schema::Uint64 v) const { return v.value; }
+  Node matrix(MatrixRef m) const { return matrix_to_json(m); }
+  Node row(const RowVector& r) const {
+    json a = json::array();
+    for (Eigen::Index i = 0; i < r.size(); ++i)
+      a.push_back(std::isfinite(r[i]) ? json(static_cast<double>(r[i])) : json(nullptr));
+    return a;
+  }
+  void set(Node& o, const char* key, Node v) const { o[key] = std::move(v); }
+  void set_dynamic(Node& o, const std::string& key, Node v) const { o[key] = std::move(v); }
+  void push(Node& a, Node v) const { a.push_back(std::move(v)); }
+};
+}  // namespace
+
+json trace_to_json(const Trace& t) {
+  json out = json::object();
+  schema::write_trace(JsonWriter{}, out, t);
   return out;
 }
 
 json tokens_to_json(const std::vector<Token>& tokens) {
-  json list = json::array();
-  json details = json::array();
-  for (const Token& t : tokens) {
-    list.push_back(t.text);
-    details.push_back({{"text", t.text},
-                       {"kind", to_string(t.kind)},
-                       {"known", t.known},
-                       {"byte_begin", t.byte_begin},
-                       {"byte_end", t.byte_end}});
-  }
-  return {{"tokens", std::move(list)}, {"details", std::move(details)}};
+  json out = json::object();
+  schema::write_tokens(JsonWriter{}, out, tokens);
+  return out;
 }
 
 json trace_to_json(const TextTrace& t) {
-  json out = trace_to_json(t.trace);
-  json tok = tokens_to_json(t.tokens);
-  out["tokens"] = std::move(tok["tokens"]);
-  out["token_details"] = std::move(tok["details"]);
-  const Settings& s = t.settings;
-  out["config"]["seed"] = s.seed;
-  out["config"]["tie_qk"] = s.tie_qk;
-  out["config"]["positions"] = s.positions;
-  out["config"]["max_tokens"] = s.max_tokens;
-  out["config"]["weights"] = "random";
-  out["embeddings"] = matrix_to_json(t.embeddings);
-  if (t.positions.size() != 0) out["positions"] = matrix_to_json(t.positions);
+  json out = json::object();
+  schema::write_text_trace(JsonWriter{}, out, t, nullptr, t.weights);
   return out;
 }
 
 json trace_to_json(const TextTrace& t, const TrainedModel& m, const std::string& name) {
-  json out = trace_to_json(t);
-  out["config"]["weights"] = name;
-  json notes = json::array();
-  for (const HeadNote& n : m.notes)
-    notes.push_back({{"role", n.role},
-                     {"note", n.note},
-                     {"note_zh", n.note_zh},
-                     {"pronoun_accuracy", n.pronoun_accuracy},
-                     {"verb_accuracy", n.verb_accuracy}});
-  json info = json::object();
-  for (const auto& kv : m.info) info[kv.first] = kv.second;
-  out["model"] = {{"name", name}, {"notes", std::move(notes)}, {"info", std::move(info)}};
-  json guesses = json::array();
-  for (const TokenGuess& g : guess_words(t.trace, m))
-    guesses.push_back({{"word", m.vocab.word(g.word)}, {"probability", g.probability}});
-  out["guesses"] = std::move(guesses);
+  json out = json::object();
+  schema::write_text_trace(JsonWriter{}, out, t, &m, name);
   return out;
 }
 
 AttendInput parse_attend_input(std::string_view text) {
-  if (text.size() > kMaxInputBytes) bad("the input is larger than 64 MiB");
+  if (text.size() > kMaxAttendJsonBytes)
+    bad("the input is larger than " + std::to_string(kMaxAttendJsonBytes >> 20) + " MiB");
   json j;
+  std::size_t values = 0;
+  std::vector<std::set<std::string>> keys;  // the keys seen so far in each open object
   try {
-    j = json::parse(text.begin(), text.end(), [](int depth, json::parse_event_t, json&) {
+    j = json::parse(text.begin(), text.end(), [&](int depth, json::parse_event_t event, json& v) {
       if (depth > kMaxDepth)
         throw Error("bad_json", "the JSON is nested more than " + std::to_string(kMaxDepth) +
                                     " levels deep; matrices need only 2");
+      switch (event) {
+        case json::parse_event_t::object_start:
+          keys.emplace_back();
+          break;
+        case json::parse_event_t::object_end:
+          keys.pop_back();
+          break;
+        case json::parse_event_t::key:
+          if (!keys.back().insert(v.get<std::string>()).second)
+            bad("the key \"" + printable(v.get<std::string>()) +
+                "\" appears twice in one object: give it once");
+          break;
+        case json::parse_event_t::value:
+        case json::parse_event_t::array_start:
+          if (++values > kMaxAttendJsonValues)
+            bad("the JSON has more than " + std::to_string(kMaxAttendJsonValues) +
+                " values, more than X and the weights can hold within the limits");
+          break;
+        default:
+          break;
+      }
       return true;
     });
   } catch (const json::exception& e) {
     // parse_error for bad syntax; out_of_range for numbers like 1e99999 (found by fuzzing)
     std::string what = e.what();
     const std::size_t p = what.find("] ");
-    bad("not valid JSON: " + (p == std::string::npos ? what : what.substr(p + 2)));
+    bad("not valid JSON: " + printable(p == std::string::npos ? what : what.substr(p + 2), 200));
   }
   if (!j.is_object())
     bad("the input must be a JSON object with X, W_Q, W_K, W_V (and optionally W_O, heads, "
@@ -172,7 +167,7 @@ AttendInput parse_attend_input(std::string_view text) {
     bool known = false;
     for (const char* k : kKnown) known = known || it.key() == k;
     if (!known)
-      bad("unknown key \"" + it.key() +
+      bad("unknown key \"" + printable(it.key()) +
           "\": expected X, W_Q, W_K, W_V, W_O, heads, causal, scale, temperature");
   }
   for (const char* k : {"X", "W_Q", "W_K", "W_V"})

@@ -11,11 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "ap_version.hpp"
 #include "default_model.hpp"
 #include "error.hpp"
+#include "inference.hpp"
+#include "io.hpp"
 #include "json_io.hpp"
 #include "model.hpp"
 #include "model_file.hpp"
+#include "numpy_example.hpp"
 #include "tokenizer.hpp"
 
 namespace {
@@ -24,27 +28,45 @@ const char* const kUsage =
     "usage: qkv tokenize TEXT [--max-tokens N]\n"
     "       qkv trace TEXT [--seed N] [--d-model N] [--heads N] [--d-k N] [--causal]\n"
     "                      [--no-scale] [--temperature T] [--tie-qk] [--no-positions]\n"
-    "                      [--max-tokens N] [--model default|random|FILE.apm]\n"
+    "                      [--max-tokens N] [--model default|random|numpy|FILE.apm]\n"
     "       qkv attend FILE        (FILE may be - for standard input)\n"
+    "       qkv --version\n"
     "TEXT may be - to read it from standard input.\n";
 
+// One short line: control characters escaped (a message quoting the input must not retitle or
+// recolour the terminal), long messages cut with an ellipsis.
+constexpr std::size_t kMaxMessageBytes = 400;
+
 [[noreturn]] void fail(const std::string& msg) {
-  std::string line = msg;
-  for (char& c : line)
-    if (c == '\n' || c == '\r') c = ' ';
-  std::cerr << "qkv: error: " << line << "\n";
+  std::cerr << "qkv: error: " << ap::printable(msg, kMaxMessageBytes) << "\n";
   std::exit(2);
 }
 
-std::string read_all(std::istream& in) {
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string read_text_arg(const std::string& arg) {
+  if (arg != "-") return arg;
+  // stop at the cap: `qkv trace - < /dev/zero` must end, and cheaply
+  std::string text = ap::read_at_most(std::cin, ap::kMaxTextBytes);
+  if (text.size() > ap::kMaxTextBytes)
+    fail("standard input has more than " + std::to_string(ap::kMaxTextBytes) +
+         " bytes; the limit is " + std::to_string(ap::kMaxTextBytes) +
+         " bytes: paste a shorter passage");
+  return text;
 }
 
-std::string read_text_arg(const std::string& arg) {
-  if (arg == "-") return read_all(std::cin);
-  return arg;
+std::string read_json_input(const std::string& arg) {
+  std::string text;
+  if (arg == "-") {
+    text = ap::read_at_most(std::cin, ap::kMaxAttendJsonBytes);
+  } else {
+    std::ifstream f(arg, std::ios::binary);
+    if (!f) fail("cannot open " + ap::printable(arg) + ": check the path");
+    text = ap::read_at_most(f, ap::kMaxAttendJsonBytes);
+  }
+  if (text.size() > ap::kMaxAttendJsonBytes)
+    fail(std::string(arg == "-" ? "standard input" : "the input file") + " has more than " +
+         std::to_string(ap::kMaxAttendJsonBytes) + " bytes; attend reads at most " +
+         std::to_string(ap::kMaxAttendJsonBytes >> 20) + " MiB of JSON");
+  return text;
 }
 
 long long parse_int(const std::string& flag, const std::string& v, long long lo, long long hi) {
@@ -63,12 +85,11 @@ long long parse_int(const std::string& flag, const std::string& v, long long lo,
 }
 
 std::uint64_t parse_seed(const std::string& v) {
-  if (v.empty() || v.size() > 20 || v.find_first_not_of("0123456789") != std::string::npos)
-    fail("--seed needs a whole number from 0 to 18446744073709551615, got \"" + v + "\"");
-  errno = 0;
-  const unsigned long long x = std::strtoull(v.c_str(), nullptr, 10);
-  if (errno == ERANGE) fail("--seed must be at most 18446744073709551615, got " + v);
-  return x;
+  try {
+    return ap::parse_seed(v);
+  } catch (const ap::Error& e) {
+    fail("--seed: " + std::string(e.what()) + ", got \"" + ap::printable(v) + "\"");
+  }
 }
 
 float parse_float(const std::string& flag, const std::string& v) {
@@ -85,8 +106,11 @@ struct Args {
   std::string text;
   bool have_text = false;
   ap::Settings settings;
-  std::string model = "default";  // the trained model; "random" = seeded random weights
-  bool shaped = false;            // --d-model, --heads, --d-k or --seed given
+  // the trained model; "random" = seeded random weights; "numpy" = the seed article's NumPy
+  // program (np.random.seed, X then W_Q, W_K, W_V from np.random.randn)
+  std::string model = "default";
+  bool shaped = false;  // --d-model, --heads, --d-k or --seed given
+  bool heads_given = false;
 };
 
 Args parse_args(const std::vector<std::string>& a, bool trace) {
@@ -110,6 +134,7 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
     } else if (trace && f == "--heads") {
       out.settings.heads = static_cast<int>(parse_int(f, value(), 1, ap::kMaxHeads));
       out.shaped = true;
+      out.heads_given = true;
     } else if (trace && f == "--d-k") {
       out.settings.d_k = static_cast<int>(parse_int(f, value(), 1, ap::kMaxDModel));
       out.shaped = true;
@@ -124,7 +149,7 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
     } else if (trace && f == "--no-positions") {
       out.settings.positions = false;
     } else if (f.size() > 2 && f.rfind("--", 0) == 0) {
-      fail("unknown option " + f + " (run qkv --help)");
+      fail("unknown option " + ap::printable(f) + " (run qkv --help)");
     } else if (!out.have_text) {
       out.text = read_text_arg(f);
       out.have_text = true;
@@ -136,6 +161,8 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
   return out;
 }
 
+// JSON goes to stdout through operator<< (streamed), never dump()ed into one string first: the
+// largest trace within the limits is about half a gigabyte of JSON.
 int run(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) fail("no command given: use tokenize, trace or attend (run qkv --help)");
@@ -143,45 +170,49 @@ int run(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
+  if (args[0] == "--version") {
+    std::cout << "qkv " << ap::kVersion << "\n";
+    return 0;
+  }
   const std::string cmd = args[0];
   args.erase(args.begin());
   if (cmd == "tokenize") {
     const Args a = parse_args(args, false);
     const auto tokens = ap::tokenize(a.text, ap::default_lexicon(), a.settings.max_tokens);
-    std::cout << ap::tokens_to_json(tokens).dump() << "\n";
+    std::cout << ap::tokens_to_json(tokens) << "\n";
   } else if (cmd == "trace") {
     const Args a = parse_args(args, true);
     if (a.model == "random") {
-      std::cout << ap::trace_to_json(ap::trace_text(a.text, a.settings)).dump() << "\n";
+      std::cout << ap::trace_to_json(ap::trace_text(a.text, a.settings)) << "\n";
+    } else if (a.model == "numpy") {
+      if (a.heads_given && a.settings.heads != 1)
+        fail(
+            "the NumPy example has one head, as the article's program does: drop --heads or use "
+            "--heads 1");
+      std::cout << ap::trace_to_json(ap::trace_text_numpy(a.text, a.settings)) << "\n";
     } else {
       if (a.shaped)
         fail(
             "--d-model, --heads, --d-k and --seed shape random weights; the trained model fixes "
-            "them: add --model random");
+            "them: add --model random (or --model numpy)");
       ap::TrainedModel file_model;
-      const ap::TrainedModel* m = &ap::default_model();
-      if (a.model != "default") {
+      const ap::TrainedModel* m = nullptr;
+      if (a.model == "default") {
+        m = &ap::default_model();
+      } else {
         file_model = ap::load_model_file(a.model);
         m = &file_model;
       }
       const ap::TextTrace t = ap::trace_text_with_model(a.text, a.settings, *m);
-      std::cout << ap::trace_to_json(t, *m, a.model).dump() << "\n";
+      std::cout << ap::trace_to_json(t, *m, a.model) << "\n";
     }
   } else if (cmd == "attend") {
     if (args.size() != 1) fail("attend takes one FILE (or - for standard input)");
-    std::string text;
-    if (args[0] == "-") {
-      text = read_all(std::cin);
-    } else {
-      std::ifstream f(args[0], std::ios::binary);
-      if (!f) fail("cannot open " + args[0] + ": check the path");
-      text = read_all(f);
-    }
-    const ap::AttendInput in = ap::parse_attend_input(text);
+    const ap::AttendInput in = ap::parse_attend_input(read_json_input(args[0]));
     const ap::Trace t = ap::attend(in.X, in.weights, in.options);
-    std::cout << ap::trace_to_json(t).dump() << "\n";
+    std::cout << ap::trace_to_json(t) << "\n";
   } else {
-    fail("unknown command \"" + cmd + "\": use tokenize, trace or attend");
+    fail("unknown command \"" + ap::printable(cmd) + "\": use tokenize, trace or attend");
   }
   return 0;
 }

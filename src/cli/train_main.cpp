@@ -1,6 +1,7 @@
-// qkv-train: trains the default attention model from the lexicon and the template corpus and writes
-// the .apm file. Native only (scripts/train runs it); not part of the page or of the qkv CLI.
-// Errors: exit status 2 and one line on stderr.
+// qkv-train: trains the default attention model from the lexicon and the generated corpus and
+// writes the .apm file; `qkv-train annotate MODEL NOTES.tsv` stores measured head notes and numbers
+// in a model file (scripts/train runs scripts/eval, then this). Native only; not part of the page
+// or of the qkv CLI. Errors: exit status 2 and one line on stderr.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,7 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "ap_version.hpp"
+#include "corpus.hpp"
 #include "error.hpp"
+#include "evaluation.hpp"
+#include "inference.hpp"
+#include "io.hpp"
 #include "lexicon.hpp"
 #include "model_file.hpp"
 #include "trainer.hpp"
@@ -21,22 +27,31 @@ namespace {
 const char* const kUsage =
     "usage: qkv-train [--lexicon PATH] [--train PATH] [--test PATH] [--out PATH]\n"
     "                 [--seed N] [--steps N] [--batch N] [--lr X] [--d-model N] [--heads N]\n"
-    "                 [--d-k N] [--log-every N]\n"
+    "                 [--d-k N] [--d-ff N] [--layers N] [--supervise X] [--supervise-rows X]\n"
+    "                 [--supervise-previous X] [--log-every N]\n"
+    "       qkv-train annotate MODEL.apm NOTES.tsv\n"
+    "NOTES.tsv lines: info<TAB>key<TAB>value, or note<TAB>layer<TAB>head<TAB>role<TAB>key=value "
+    "...\n"
+    "(layers and heads from 1); annotate replaces every note and sets the info keys given.\n"
     "Defaults: src/data/lexicon.tsv, src/data/corpus/train.tsv, src/data/corpus/test.tsv,\n"
     "src/data/models/default.apm (relative to the current directory), and the TrainConfig\n"
     "defaults of src/core/trainer.hpp. --out - skips writing.\n";
 
 [[noreturn]] void fail(const std::string& msg) {
-  std::cerr << "qkv-train: error: " << msg << "\n";
+  std::cerr << "qkv-train: error: " << ap::printable(msg, 400) << "\n";
   std::exit(2);
 }
 
+// The lexicon and the corpora, read only up to the corpus cap (a wrong path to /dev/zero or a
+// huge file ends cheaply).
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("cannot open " + path + ": run from the repository root or give the path");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  std::string bytes = ap::read_at_most(f, ap::kMaxCorpusBytes);
+  if (bytes.size() > ap::kMaxCorpusBytes)
+    fail(path + " is larger than " + std::to_string(ap::kMaxCorpusBytes) +
+         " bytes: that is not a lexicon or corpus of this project");
+  return bytes;
 }
 
 std::string fmt(const char* format, double x) {
@@ -52,7 +67,8 @@ long long to_int(const std::string& flag, const std::string& v) {
   return x;
 }
 
-// Prints, for one sentence, the weight each head gives from the query token to the target token.
+// Prints, for one sentence, the weight each head of each layer gives from the query token to the
+// target token, and the word the model reads at the query.
 void show(const ap::TrainedModel& m, const std::string& text, const std::string& query,
           const std::string& target) {
   const ap::TextTrace t = ap::trace_text_with_model(text, ap::Settings{}, m);
@@ -66,20 +82,91 @@ void show(const ap::TrainedModel& m, const std::string& text, const std::string&
     std::cout << "    (tokens not found)\n";
     return;
   }
-  for (int h = 0; h < m.heads; ++h) {
-    const ap::Matrix& w = t.trace.head[static_cast<std::size_t>(h)].weights;
-    Eigen::Index best = 0;
-    w.row(qi).maxCoeff(&best);
-    std::cout << "    head " << h << ": " << query << " -> " << target << " "
-              << fmt("%.3f", w(qi, ti))
-              << (best == ti ? "  (largest)"
-                             : "  (largest: " + t.tokens[static_cast<std::size_t>(best)].text + ")")
-              << "\n";
-  }
-  const std::vector<ap::TokenGuess> g = ap::guess_words(t.trace, m);
+  for (int l = 0; l < m.net.depth(); ++l)
+    for (int h = 0; h < m.net.heads; ++h) {
+      const ap::Matrix& w = t.network.layers[static_cast<std::size_t>(l)]
+                                .attn.head[static_cast<std::size_t>(h)]
+                                .weights;
+      Eigen::Index best = 0;
+      w.row(qi).maxCoeff(&best);
+      std::cout << "    layer " << l + 1 << " head " << h + 1 << ": " << query << " -> " << target
+                << " " << fmt("%.3f", w(qi, ti))
+                << (best == ti
+                        ? "  (largest)"
+                        : "  (largest: " + t.tokens[static_cast<std::size_t>(best)].text + ")")
+                << "\n";
+    }
+  const std::vector<ap::TokenGuess> g = ap::guess_words(t, m);
   std::cout << "    the model reads " << query << " as "
             << m.vocab.word(g[static_cast<std::size_t>(qi)].word)
             << " (p = " << fmt("%.3f", g[static_cast<std::size_t>(qi)].probability) << ")\n";
+}
+
+std::vector<std::string> split_tabs(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : line) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+// qkv-train annotate MODEL NOTES: every note replaced, the info keys given set (in order).
+int annotate(const std::string& model_path, const std::string& notes_path) {
+  ap::TrainedModel m = ap::load_model_file(model_path);
+  const int layers = m.net.depth(), heads = m.net.heads;
+  std::vector<ap::HeadNote> notes(static_cast<std::size_t>(layers * heads));
+  std::vector<bool> seen(notes.size(), false);
+  std::istringstream in(read_file(notes_path));
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> col = split_tabs(line, '\t');
+    const std::string where = notes_path + " line " + std::to_string(number);
+    if (col[0] == "info" && col.size() == 3) {
+      bool replaced = false;
+      for (auto& kv : m.info)
+        if (kv.first == col[1]) {
+          kv.second = col[2];
+          replaced = true;
+        }
+      if (!replaced) m.info.emplace_back(col[1], col[2]);
+    } else if (col[0] == "note" && col.size() == 5) {
+      const long long l = to_int(where, col[1]) - 1, h = to_int(where, col[2]) - 1;
+      if (l < 0 || l >= layers || h < 0 || h >= heads) fail(where + ": no such layer or head");
+      ap::HeadNote& n = notes[static_cast<std::size_t>(l * heads + h)];
+      n.role = col[3];
+      for (const std::string& kv : split_tabs(col[4], ' ')) {
+        if (kv.empty()) continue;
+        const std::size_t eq = kv.find('=');
+        if (eq == std::string::npos) fail(where + ": expected key=value, got " + kv);
+        char* end = nullptr;
+        const float v = std::strtof(kv.c_str() + eq + 1, &end);
+        if (*end != '\0') fail(where + ": " + kv + " is not a number");
+        n.numbers.emplace_back(kv.substr(0, eq), v);
+      }
+      seen[static_cast<std::size_t>(l * heads + h)] = true;
+    } else {
+      fail(where +
+           ": expected info<TAB>key<TAB>value or note<TAB>layer<TAB>head<TAB>role<TAB>numbers");
+    }
+  }
+  for (std::size_t k = 0; k < seen.size(); ++k)
+    if (!seen[k])
+      fail(notes_path + " has no note for layer " + std::to_string(k / heads + 1) + " head " +
+           std::to_string(k % heads + 1));
+  m.notes = std::move(notes);
+  ap::save_model_file(model_path, m);
+  std::cout << "annotated " << model_path << " (" << ap::save_model(m).size() << " bytes)\n";
+  return 0;
 }
 
 int run(int argc, char** argv) {
@@ -90,6 +177,10 @@ int run(int argc, char** argv) {
   ap::TrainConfig cfg;
   int log_every = 500;
   std::vector<std::string> a(argv + 1, argv + argc);
+  if (!a.empty() && a[0] == "annotate") {
+    if (a.size() != 3) fail("annotate needs MODEL.apm and NOTES.tsv (see --help)");
+    return annotate(a[1], a[2]);
+  }
   for (std::size_t i = 0; i < a.size(); ++i) {
     const std::string& f = a[i];
     if (f == "--help" || f == "-h") {
@@ -118,6 +209,16 @@ int run(int argc, char** argv) {
       cfg.heads = static_cast<int>(to_int(f, v));
     else if (f == "--d-k")
       cfg.d_k = static_cast<int>(to_int(f, v));
+    else if (f == "--d-ff")
+      cfg.d_ff = static_cast<int>(to_int(f, v));
+    else if (f == "--layers")
+      cfg.layers = static_cast<int>(to_int(f, v));
+    else if (f == "--supervise")
+      cfg.attention_supervision = std::strtof(v.c_str(), nullptr);
+    else if (f == "--supervise-rows")
+      cfg.row_supervision = std::strtof(v.c_str(), nullptr);
+    else if (f == "--supervise-previous")
+      cfg.previous_supervision = std::strtof(v.c_str(), nullptr);
     else if (f == "--log-every")
       log_every = static_cast<int>(to_int(f, v));
     else if (f == "--lr")
@@ -139,8 +240,10 @@ int run(int argc, char** argv) {
   const std::vector<ap::Example> test =
       ap::prepare_examples(ap::parse_corpus(read_file(test_path)), vocab, lex);
   std::cout << "vocabulary " << vocab.size() << " rows, " << train.size() << " training and "
-            << test.size() << " held-out sentences; d_model " << cfg.d_model << ", heads "
-            << cfg.heads << ", d_k " << cfg.d_k << ", seed " << cfg.seed << "\n";
+            << test.size() << " dev sentences; d_model " << cfg.d_model << ", heads " << cfg.heads
+            << ", d_k " << cfg.d_k << ", d_ff " << cfg.d_ff << ", layers " << cfg.layers
+            << ", attention supervision " << cfg.attention_supervision << ", seed " << cfg.seed
+            << "\n";
   const std::size_t n_train = train.size();
 
   ap::Trainer trainer(cfg, std::move(vocab), std::move(train));
@@ -166,11 +269,27 @@ int run(int argc, char** argv) {
 
   ap::TrainedModel m = trainer.model();
   const ap::Evaluation ev = ap::evaluate(m, test);
-  ap::annotate_heads(m, ev);
+  // roles from the dev split; scripts/eval adds the hand-written test set's numbers (annotate)
+  m.notes = ap::dev_notes(ev);
+  // the heads an attention loss taught (the page says so next to them): taught = that loss's weight
+  const auto taught = [&](int layer, int head, float weight) {
+    if (weight > 0.0f)
+      m.notes[static_cast<std::size_t>(layer * m.net.heads + head)].numbers.push_back(
+          {"taught", weight});
+  };
+  if (cfg.attention_supervision > 0.0f) {
+    taught(m.net.depth() - 1, cfg.pronoun_head, cfg.attention_supervision);
+    if (cfg.verb_head != cfg.pronoun_head)
+      taught(m.net.depth() - 1, cfg.verb_head, cfg.attention_supervision);
+  }
+  if (m.net.depth() > 1) taught(0, cfg.previous_head, cfg.previous_supervision);
   m.info = {
       {"trainer", "qkv-train (src/cli/train_main.cpp), run by scripts/train"},
-      {"objective",
-       "pronoun -> antecedent word, verb -> object (or subject) word; tied E; no residual"},
+      {ap::kInfoProjectVersion, ap::kVersion},
+      {"objective", "pronoun -> antecedent word, verb -> object (or subject) word; tied E"},
+      {"attention_supervision", fmt("%g", cfg.attention_supervision)},
+      {"attention_supervision_rows", fmt("%g", cfg.row_supervision)},
+      {"attention_supervision_previous", fmt("%g", cfg.previous_supervision)},
       {"corpus", "src/data/corpus/train.tsv from scripts/gen_lexicon"},
       {"storage", "float16 little-endian"},
       {"seed", std::to_string(cfg.seed)},
@@ -178,26 +297,30 @@ int run(int argc, char** argv) {
       {"batch", std::to_string(cfg.batch)},
       {"learning_rate", fmt("%g", cfg.learning_rate)},
       {"train_sentences", std::to_string(n_train)},
-      {"heldout_sentences", std::to_string(test.size())},
+      {"dev_sentences", std::to_string(test.size())},
       {"final_train_loss", fmt("%.4f", final_loss)},
-      {"heldout_loss", fmt("%.4f", ev.loss)},
-      {"heldout_accuracy", fmt("%.4f", ev.accuracy())},
-      {"heldout_pronoun_accuracy", fmt("%.4f", ev.pronoun_accuracy())},
-      {"heldout_verb_accuracy", fmt("%.4f", ev.verb_accuracy())},
+      {"dev_loss", fmt("%.4f", ev.loss)},
+      {"dev_accuracy", fmt("%.4f", ev.accuracy())},
+      {"dev_pronoun_accuracy", fmt("%.4f", ev.pronoun_accuracy())},
+      {"dev_verb_accuracy", fmt("%.4f", ev.verb_accuracy())},
   };
 
   std::cout << "training loss (mean of the last 500 steps) " << fmt("%.4f", final_loss) << "\n";
-  std::cout << "held-out: accuracy " << fmt("%.4f", ev.accuracy()) << " (" << ev.correct << "/"
+  std::cout << "dev: accuracy " << fmt("%.4f", ev.accuracy()) << " (" << ev.correct << "/"
             << ev.targets << "), pronouns " << fmt("%.4f", ev.pronoun_accuracy()) << ", verbs "
             << fmt("%.4f", ev.verb_accuracy()) << ", loss " << fmt("%.4f", ev.loss) << "\n";
-  for (int h = 0; h < m.heads; ++h) {
-    const ap::HeadNote& n = m.notes[static_cast<std::size_t>(h)];
-    std::cout << "head " << h << " [" << n.role << "] pronoun->antecedent "
-              << fmt("%.3f", n.pronoun_accuracy) << ", verb->argument "
-              << fmt("%.3f", n.verb_accuracy) << ": " << n.note << "\n";
-  }
+  for (int l = 0; l < m.net.depth(); ++l)
+    for (int h = 0; h < m.net.heads; ++h) {
+      const std::size_t k = static_cast<std::size_t>(l * m.net.heads + h);
+      std::cout << "layer " << l + 1 << " head " << h + 1 << ": pronoun->antecedent "
+                << fmt("%.3f", ev.head_pronoun_accuracy(l, h)) << ", verb->argument "
+                << fmt("%.3f", ev.head_verb_accuracy(l, h)) << ", self "
+                << fmt("%.3f", ev.head_self[k]) << ", previous " << fmt("%.3f", ev.head_previous[k])
+                << "\n";
+    }
   show(m, "小猫吃鱼，它很开心", "它", "小猫");
   show(m, "The animal didn't cross the street because it was too tired", "it", "animal");
+  show(m, "The animal didn't cross the street because it was too wide", "it", "street");
 
   if (out_path != "-") {
     ap::save_model_file(out_path, m);

@@ -41,24 +41,33 @@ void validate_options(const AttentionOptions& opt) {
 }
 }  // namespace
 
+SoftmaxRow softmax_exps(const float* x, Eigen::Index k, float temperature, float* exps,
+                        float* shifted) {
+  SoftmaxRow r;
+  r.max = kNegInf;
+  for (Eigen::Index j = 0; j < k; ++j) {
+    if (std::isnan(x[j])) {  // a row with a NaN has nothing to compare: "nothing visible"
+      r.max = x[j];
+      break;
+    }
+    if (x[j] > r.max) r.max = x[j];
+  }
+  const bool none = r.max == kNegInf || std::isnan(r.max);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    // +inf ties with the max; everything else is finite or -inf
+    const float z = (none || x[j] == r.max) ? 0.0f : (x[j] - r.max) / temperature;
+    if (shifted) shifted[j] = z;
+    exps[j] = std::exp(z);
+    r.sum += exps[j];
+  }
+  return r;
+}
+
 Matrix softmax_rows(MatrixRef x, float temperature) {
   Matrix out(x.rows(), x.cols());
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    const float m = x.row(i).maxCoeff();
-    if (m == kNegInf || std::isnan(m)) {  // nothing visible (cannot happen with a causal mask)
-      out.row(i).setConstant(x.cols() > 0 ? 1.0f / static_cast<float>(x.cols()) : 0.0f);
-      continue;
-    }
-    float sum = 0.0f;
-    for (Eigen::Index j = 0; j < x.cols(); ++j) {
-      const float v = x(i, j);
-      // +inf ties with the max; everything else is finite or -inf
-      const float shifted = (v == m) ? 0.0f : (v - m) / temperature;
-      const float e = std::exp(shifted);
-      out(i, j) = e;
-      sum += e;
-    }
-    out.row(i) /= sum;
+    const SoftmaxRow r = softmax_exps(x.row(i).data(), x.cols(), temperature, out.row(i).data());
+    out.row(i) /= r.sum;
   }
   return out;
 }
@@ -79,6 +88,10 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
     throw Error("shape_mismatch", "W_Q has " + std::to_string(hd) +
                                       " columns, which must be heads x d_k (heads = " +
                                       std::to_string(opt.heads) + ")");
+  if (hd > kMaxHeadWidth)
+    throw Error("bad_d_k",
+                "W_Q has " + std::to_string(hd) + " columns (heads x d_k); the limit is " +
+                    std::to_string(kMaxHeadWidth) + ": use fewer heads or a smaller d_k");
   const int h = opt.heads;
   const int d_k = static_cast<int>(hd / h);
   require_shape(w.W_Q, d_model, hd, "W_Q", "d_model x heads*d_k");
@@ -155,17 +168,28 @@ SoftmaxSteps softmax_steps(const RowVector& scores, float temperature) {
       throw Error("non_finite", "scores must be numbers (-inf is allowed, meaning masked)");
   SoftmaxSteps s;
   s.input = scores;
-  s.max = scores.maxCoeff();
+  s.exps.resize(scores.size());
   s.shifted.resize(scores.size());
-  for (Eigen::Index j = 0; j < scores.size(); ++j)
-    s.shifted[j] = s.max == kNegInf ? 0.0f : (scores[j] - s.max) / temperature;
-  s.exps = s.shifted.array().exp().matrix();
-  s.sum = s.exps.sum();
+  const SoftmaxRow r =
+      softmax_exps(scores.data(), scores.size(), temperature, s.exps.data(), s.shifted.data());
+  s.max = r.max;
+  s.sum = r.sum;
   s.weights = s.exps / s.sum;
   return s;
 }
 
+namespace {
+void require_vector_length(Eigen::Index n, const char* name) {
+  if (n > kMaxVectorLength)
+    throw Error("too_many_values", std::string(name) + " has " + std::to_string(n) +
+                                       " numbers; the limit is " +
+                                       std::to_string(kMaxVectorLength));
+}
+}  // namespace
+
 DotSteps dot_steps(const RowVector& q, const RowVector& k) {
+  require_vector_length(q.size(), "q");
+  require_vector_length(k.size(), "k");
   if (q.size() != k.size() || q.size() < 1)
     throw Error("shape_mismatch", "q and k must have the same, non-zero length");
   DotSteps d;
@@ -181,6 +205,7 @@ DotSteps dot_steps(const RowVector& q, const RowVector& k) {
 }
 
 float finite_range(const RowVector& row) {
+  require_vector_length(row.size(), "the row");
   float lo = std::numeric_limits<float>::infinity(), hi = -lo;
   for (Eigen::Index j = 0; j < row.size(); ++j) {
     if (!std::isfinite(row[j])) continue;

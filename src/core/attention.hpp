@@ -17,6 +17,16 @@ constexpr int kMaxDModel = 1024;
 constexpr int kMaxHeads = 16;
 constexpr int kMaxSequence = 512;
 constexpr float kMaxTemperature = 1000.0f;
+// h*d_k, the width of Q, K, V and the merged heads. With the caps above it bounds a trace at
+// about 25 million numbers (n = 512, d_model = 1024, 16 heads), so a request within the limits
+// can never ask for gigabytes.
+constexpr int kMaxHeadWidth = 1024;
+// Rows and columns of any matrix handed to attend from outside (the CLI's JSON, the bench's
+// matrices): a bound on what is read before any shape check.
+constexpr int kMaxMatrixSide = 4096;
+// The longest row softmax_steps, dot_steps and finite_range take (a row of scores has n <= 512
+// entries, a row of Q or K at most d_k <= kMaxHeadWidth).
+constexpr int kMaxVectorLength = kMaxHeadWidth;
 
 struct AttentionOptions {
   int heads = 1;
@@ -54,8 +64,22 @@ struct Trace {
 // Validates shapes, finiteness and options (throws ap::Error), then runs every pass.
 Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt);
 
-// Stable row softmax of (x / temperature): subtracts the row max before dividing, so huge
-// scores, -inf (masked) entries and tiny temperatures never produce NaN. Ties share equally.
+// The one softmax, for one row of k values: writes e_j = exp((x_j - max) / temperature) to exps
+// and returns the row's max and the sum of the e_j. Subtracting the max first means huge scores,
+// -inf (masked) entries and tiny temperatures never overflow; the max itself gives e = 1 exactly
+// (also when it is +inf). A row with nothing visible (max -inf or NaN) gets e_j = 1 for all j, so
+// it divides out to equal weights. x and exps may be the same memory; shifted, when given, gets
+// the exponents. Every softmax in the core (the forward pass, the step-by-step panel, the
+// explainer, the training loss) calls this.
+struct SoftmaxRow {
+  float max = 0;
+  float sum = 0;
+};
+SoftmaxRow softmax_exps(const float* x, Eigen::Index k, float temperature, float* exps,
+                        float* shifted = nullptr);
+
+// Row softmax of (x / temperature): softmax_exps, then each row divided by its sum. Ties share
+// equally; a row with nothing visible gets equal weights.
 Matrix softmax_rows(MatrixRef x, float temperature = 1.0f);
 
 // The softmax of one row, step by step, for the page's "enter raw scores yourself" panel.

@@ -19,13 +19,16 @@ Matrix softmax_rows_backward(MatrixRef P, MatrixRef dP, float temperature) {
   return dx;
 }
 
-AttentionGrads attend_backward(const Trace& t, MatrixRef dOutput) {
+AttentionGrads attend_backward(const Trace& t, MatrixRef dOutput,
+                               const std::vector<Matrix>* extra_dweights) {
   const int n = t.n, h = t.heads, d_k = t.d_k;
   const Eigen::Index hd = static_cast<Eigen::Index>(h) * d_k;
   if (dOutput.rows() != n || dOutput.cols() != t.output.cols())
     throw Error("shape_mismatch", "dOutput must have the shape of the trace's output (" +
                                       std::to_string(n) + "x" + std::to_string(t.output.cols()) +
                                       ")");
+  if (extra_dweights && static_cast<int>(extra_dweights->size()) != h)
+    throw Error("shape_mismatch", "extra_dweights must hold one matrix per head");
   AttentionGrads g;
   g.dX = Matrix::Zero(n, t.d_model);
   g.dW_Q.resize(t.d_model, hd);
@@ -44,6 +47,7 @@ AttentionGrads attend_backward(const Trace& t, MatrixRef dOutput) {
     // pass 6 reversed: output = weights V. dWeights: n x n, dV: n x d_k
     Matrix dWeights(n, n);
     dWeights.noalias() = dO * H.V.transpose();
+    if (extra_dweights) dWeights += (*extra_dweights)[static_cast<std::size_t>(i)];
     Matrix dV(n, d_k);
     dV.noalias() = H.weights.transpose() * dO;
     // pass 5 reversed: softmax with temperature. Masked cells have weight 0, so get gradient 0:
@@ -90,18 +94,12 @@ double tied_cross_entropy(MatrixRef Y, MatrixRef E, const std::vector<CopyTarget
   P.noalias() = Yt * E.transpose();
   double loss = 0.0;
   for (Eigen::Index k = 0; k < T; ++k) {
-    const float m = P.row(k).maxCoeff();
     const int w = targets[static_cast<std::size_t>(k)].word;
+    const float logit = P(k, w);
+    const SoftmaxRow r = softmax_exps(P.row(k).data(), V, 1.0f, P.row(k).data());
     // -log p = log(sum exp(shifted)) - shifted_target; never log(0), even when p underflows
-    const double shifted_target = static_cast<double>(P(k, w) - m);
-    double sum = 0.0;
-    for (Eigen::Index j = 0; j < V; ++j) {
-      const float e = std::exp(P(k, j) - m);
-      P(k, j) = e;
-      sum += e;
-    }
-    loss += std::log(sum) - shifted_target;
-    P.row(k) /= static_cast<float>(sum);
+    loss += std::log(static_cast<double>(r.sum)) - static_cast<double>(logit - r.max);
+    P.row(k) /= r.sum;
   }
   if (dY || dE) {
     // dlogits = (softmax - onehot) * grad_scale: T x V

@@ -20,7 +20,10 @@ struct AttentionGrads {
 // Reverse of attend(): given dL/d(output) (n x d_model) for the trace t, returns dL/dX and the
 // weight gradients. Passes run backwards: output projection, merge heads, mix values, softmax
 // (with temperature), mask (masked cells pass no gradient), scale, score, project.
-AttentionGrads attend_backward(const Trace& t, MatrixRef dOutput);
+// extra_dweights, when given, holds one n x n matrix per head added to dL/d(weights): the gradient
+// of a loss on the attention weights themselves (a head taught where to look).
+AttentionGrads attend_backward(const Trace& t, MatrixRef dOutput,
+                               const std::vector<Matrix>* extra_dweights = nullptr);
 
 // The reverse of softmax_rows(x, temperature) for one matrix: given the forward result P
 // (rows sum to 1) and dL/dP, returns dL/dx = P .* (dP - rowsum(dP .* P)) / temperature. n x n.

@@ -5,10 +5,7 @@
 #include <chrono>
 
 #include "attention.hpp"
-#if __has_include("backward.hpp")
 #include "backward.hpp"
-#define AP_BENCH_HAS_BACKWARD 1
-#endif
 #include "gemm.hpp"
 #include "model.hpp"
 #include "rng.hpp"
@@ -42,14 +39,12 @@ __attribute__((noinline)) float gemm_once(const Matrix& A, const Matrix& B, Matr
   return C(0, 0);
 }
 
-#ifdef AP_BENCH_HAS_BACKWARD
 __attribute__((noinline)) float train_step_once(const Matrix& X, const Weights& w,
                                                 const AttentionOptions& opt, const Matrix& dOut) {
   const Trace t = attend(X, w, opt);
   const AttentionGrads g = attend_backward(t, dOut);
   return g.dW_Q(0, 0);
 }
-#endif
 
 volatile float g_sink = 0.0f;  // keeps results observable
 
@@ -78,23 +73,19 @@ std::vector<double> bench_forward(int n, int d_model, int heads, int iterations)
 }
 
 std::vector<double> bench_train_step(int n, int d_model, int heads, int iterations) {
-  std::vector<double> ms;
-#ifdef AP_BENCH_HAS_BACKWARD
   const Matrix X = random_matrix(n, d_model, 1234);
   const Matrix dOut = random_matrix(n, d_model, 99);
   const Weights w = random_weights(d_model, heads, d_model / heads, 42, false);
   AttentionOptions opt;
   opt.heads = heads;
   g_sink = train_step_once(X, w, opt, dOut);
+  std::vector<double> ms;
   ms.reserve(static_cast<std::size_t>(iterations));
   for (int i = 0; i < iterations; ++i) {
     const double t0 = now_ms();
     g_sink = train_step_once(X, w, opt, dOut);
     ms.push_back(now_ms() - t0);
   }
-#else
-  (void)n, (void)d_model, (void)heads, (void)iterations;
-#endif
   return ms;
 }
 

@@ -39,6 +39,11 @@ int validate(const Settings& s) {
   if (d_k < 1 || d_k > kMaxDModel)
     throw Error("bad_d_k", "d_k must be between 1 and " + std::to_string(kMaxDModel) + ", got " +
                                std::to_string(d_k));
+  if (static_cast<long long>(s.heads) * d_k > kMaxHeadWidth)
+    throw Error("bad_d_k", "heads x d_k is " +
+                               std::to_string(static_cast<long long>(s.heads) * d_k) +
+                               "; the limit is " + std::to_string(kMaxHeadWidth) +
+                               ": use fewer heads or a smaller d_k");
   if (!(s.temperature > 0.0f) || !(s.temperature <= kMaxTemperature))
     throw Error("bad_temperature", "temperature must be greater than 0 and at most " +
                                        std::to_string(static_cast<int>(kMaxTemperature)));
@@ -54,6 +59,22 @@ RowVector token_embedding(std::string_view text, TokenKind kind, int d_model, st
   Rng rng(mix_seed(seed, hash_text(key)));
   RowVector v(d_model);
   for (int c = 0; c < d_model; ++c) v[c] = static_cast<float>(rng.normal());
+  return v;
+}
+
+std::uint64_t parse_seed(std::string_view text) {
+  const auto bad = [&] {
+    return Error("bad_seed",
+                 "the seed must be a whole number from 0 to " + std::to_string(kMaxSeed));
+  };
+  if (text.empty() || text.size() > 20) throw bad();
+  std::uint64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') throw bad();
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (kMaxSeed - d) / 10) throw bad();  // v * 10 + d would pass kMaxSeed
+    v = v * 10 + d;
+  }
   return v;
 }
 
@@ -74,7 +95,14 @@ Matrix embed(const std::vector<Token>& tokens, const Settings& s) {
   Matrix X(n, s.d_model);
   for (int i = 0; i < n; ++i)
     X.row(i) = token_embedding(tokens[i].text, tokens[i].kind, s.d_model, s.seed);
-  if (s.positions) X += positional_encoding(n, s.d_model);
+  return s.positions ? add_positions(X) : X;
+}
+
+Matrix add_positions(MatrixRef embeddings, Matrix* positions) {
+  Matrix P =
+      positional_encoding(static_cast<int>(embeddings.rows()), static_cast<int>(embeddings.cols()));
+  Matrix X = embeddings + P;
+  if (positions) *positions = std::move(P);
   return X;
 }
 
@@ -90,30 +118,38 @@ Weights random_weights(int d_model, int heads, int d_k, std::uint64_t seed, bool
   return w;
 }
 
-TextTrace trace_text(std::string_view text, const Settings& s, const Lexicon& lex) {
-  const int d_k = validate(s);
-  return trace_text(text, s, random_weights(s.d_model, s.heads, d_k, s.seed, s.tie_qk), lex);
-}
-
-TextTrace trace_text(std::string_view text, const Settings& s, const Weights& w,
-                     const Lexicon& lex) {
-  validate(s);
+namespace {
+TextTrace trace_tokens(std::vector<Token> tokens, const Settings& s, const Weights& w) {
   TextTrace out;
   out.settings = s;
-  out.tokens = tokenize(text, lex, s.max_tokens);
+  out.tokens = std::move(tokens);
   Settings no_pos = s;
   no_pos.positions = false;
   out.embeddings = embed(out.tokens, no_pos);
   attend_text(out, w);
   return out;
 }
+}  // namespace
+
+TextTrace trace_text(std::string_view text, const Settings& s, const Lexicon& lex) {
+  const int d_k = validate(s);
+  // the text first: a bad or empty text costs nothing, whatever the settings
+  std::vector<Token> tokens = tokenize(text, lex, s.max_tokens);
+  return trace_tokens(std::move(tokens), s,
+                      random_weights(s.d_model, s.heads, d_k, s.seed, s.tie_qk));
+}
+
+TextTrace trace_text(std::string_view text, const Settings& s, const Weights& w,
+                     const Lexicon& lex) {
+  validate(s);
+  return trace_tokens(tokenize(text, lex, s.max_tokens), s, w);
+}
 
 void attend_text(TextTrace& out, const Weights& w) {
   const Settings& s = out.settings;
   Matrix X = out.embeddings;
   if (s.positions) {
-    out.positions = positional_encoding(static_cast<int>(out.tokens.size()), s.d_model);
-    X += out.positions;
+    X = add_positions(out.embeddings, &out.positions);
   }
   AttentionOptions opt;
   opt.heads = s.heads;

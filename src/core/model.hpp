@@ -2,13 +2,22 @@
 // sinusoidal positions. Not the attention maths (attention.hpp) and not tokenizing (tokenizer.hpp).
 #pragma once
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "attention.hpp"
+#include "network.hpp"
 #include "tokenizer.hpp"
 
 namespace ap {
+
+// The seed rule, in one place for the CLI, the module and the page: a decimal whole number from 0
+// to kMaxSeed (the generator takes an unsigned 64-bit seed), at most 20 digits, nothing else.
+constexpr std::uint64_t kMaxSeed = std::numeric_limits<std::uint64_t>::max();
+// Throws ap::Error("bad_seed") naming the range.
+std::uint64_t parse_seed(std::string_view text);
 
 struct Settings {
   int d_model = 8;
@@ -37,6 +46,11 @@ Matrix positional_encoding(int n, int d_model);
 // X = embeddings (+ positions): n x d_model
 Matrix embed(const std::vector<Token>& tokens, const Settings& s);
 
+// X = E + P: the token vectors plus positional_encoding(n, d_model). n x d_model. The one place
+// the core adds positions (random weights, trained models and the trainer all call it). When
+// `positions` is given, P is written there too.
+Matrix add_positions(MatrixRef embeddings, Matrix* positions = nullptr);
+
 // Seeded weights, entries N(0, 1/d_model) for W_Q/W_K/W_V and N(0, 1/(h*d_k)) for W_O, so that
 // Q, K, V entries are about unit size and sqrt(d_k) scaling does what the textbook says.
 Weights random_weights(int d_model, int heads, int d_k, std::uint64_t seed, bool tie_qk);
@@ -46,7 +60,13 @@ struct TextTrace {
   Settings settings;
   Matrix embeddings;  // n x d_model, the token vectors before positions are added
   Matrix positions;   // n x d_model, the positional encoding added (empty when positions are off)
-  Trace trace;        // trace.X = embeddings + positions
+  // The attention the page shows. With random weights: the one layer, trace.X = embeddings +
+  // positions. With a trained model: its last layer (trace.X is that layer's normalised input).
+  Trace trace;
+  // A trained model's every layer (network.layers[l].attn is layer l's attention, the last equal
+  // to trace), its residual stream and its read-out; empty with random weights.
+  NetworkTrace network;
+  std::string weights = "random";  // where X and the weights came from: random, numpy, trained
 };
 
 // tokenize -> embed -> attend, with seeded random weights.

@@ -1,77 +1,28 @@
-// model_file.cpp: the vocabulary with its fallback, the .apm reader and writer, and the trace of a
-// sentence through a trained model.
+// model_file.cpp: the .apm reader and writer, CRC-32 and half floats.
 #include "model_file.hpp"
 
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <sstream>
 
 #include "error.hpp"
+#include "io.hpp"
 #include "rng.hpp"
+#include "utf8.hpp"
 
 namespace ap {
 
-// ------------------------------------------------------------------------------------------------
-// Vocabulary
-
-Vocabulary::Vocabulary(std::vector<std::string> words, int unknown_buckets)
-    : unknown_buckets_(unknown_buckets) {
-  if (unknown_buckets < 1 || unknown_buckets > 1024)
-    throw Error("bad_vocabulary", "unknown_buckets must be between 1 and 1024");
-  for (int k = 0; k < unknown_buckets; ++k) words.push_back("<unk:" + std::to_string(k) + ">");
-  words.push_back("<sym>");
-  *this = from_saved(std::move(words), unknown_buckets);
+float HeadNote::number(std::string_view key) const {
+  for (const auto& kv : numbers)
+    if (kv.first == key) return kv.second;
+  return std::numeric_limits<float>::quiet_NaN();
 }
 
-Vocabulary Vocabulary::from_saved(std::vector<std::string> all_words, int unknown_buckets) {
-  Vocabulary v;
-  v.unknown_buckets_ = unknown_buckets;
-  v.words_ = std::move(all_words);
-  if (unknown_buckets < 1 || v.size() < unknown_buckets + 1)
-    throw Error("bad_vocabulary", "the vocabulary must end with its fallback rows");
-  for (int i = 0; i < v.size(); ++i) {
-    if (!v.index_.emplace(v.words_[static_cast<std::size_t>(i)], i).second)
-      throw Error("bad_vocabulary", "the word \"" + v.words_[static_cast<std::size_t>(i)] +
-                                        "\" appears twice in the vocabulary");
-  }
-  return v;
-}
-
-Vocabulary Vocabulary::from_lexicon_tsv(std::string_view tsv, int unknown_buckets) {
-  std::vector<std::string> words;
-  std::unordered_map<std::string, int> seen;
-  while (!tsv.empty()) {
-    const std::size_t nl = tsv.find('\n');
-    std::string_view line = tsv.substr(0, nl);
-    tsv.remove_prefix(nl == std::string_view::npos ? tsv.size() : nl + 1);
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-    if (line.empty() || line.front() == '#') continue;
-    std::string word(line.substr(0, line.find('\t')));
-    while (!word.empty() && word.back() == ' ') word.pop_back();
-    if (word.empty() || seen.count(word)) continue;
-    seen.emplace(word, 0);
-    words.push_back(word);
-  }
-  return Vocabulary(std::move(words), unknown_buckets);
-}
-
-int Vocabulary::find(std::string_view key) const {
-  const auto it = index_.find(std::string(key));
-  return it == index_.end() ? -1 : it->second;
-}
-
-std::string Vocabulary::key(const Token& t) { return lexicon_key(t.text, t.kind); }
-
-int Vocabulary::id(const Token& t) const {
-  const std::string k = key(t);
-  const int found = find(k);
-  if (found >= 0) return found;
-  if (t.kind == TokenKind::Word || t.kind == TokenKind::Han)
-    return bucket(static_cast<int>(hash_text(k) % static_cast<std::uint64_t>(unknown_buckets_)));
-  return symbol_row();
+const HeadNote& TrainedModel::note(int layer, int head) const {
+  return notes.at(static_cast<std::size_t>(layer * net.heads + head));
 }
 
 std::string TrainedModel::info_value(std::string_view key) const {
@@ -161,6 +112,12 @@ class Reader {
                                        std::to_string(len) + " bytes");
     need(len, what);
     std::string s(b_.substr(pos_, len));
+    try {
+      decode_utf8(s);
+    } catch (const Error& e) {
+      throw Error("model_invalid", std::string("the model file is invalid: ") + what +
+                                       " is not UTF-8 (" + e.what() + ")");
+    }
     pos_ += len;
     return s;
   }
@@ -189,40 +146,47 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-void check_dims(std::uint32_t d_model, std::uint32_t heads, std::uint32_t d_k, std::uint32_t vocab,
-                std::uint32_t buckets) {
-  const auto bad = [](const std::string& what) {
-    throw Error("model_invalid", "the model file is invalid: " + what);
-  };
-  if (d_model < 1 || d_model > static_cast<std::uint32_t>(kMaxDModel)) bad("d_model out of range");
-  if (heads < 1 || heads > static_cast<std::uint32_t>(kMaxHeads)) bad("heads out of range");
-  if (d_k < 1 || d_k > static_cast<std::uint32_t>(kMaxDModel)) bad("d_k out of range");
-  if (buckets < 1 || buckets > 1024) bad("unknown_buckets out of range");
-  if (vocab < buckets + 1 || vocab > kMaxVocab) bad("vocabulary size out of range");
+void check_dims(std::uint32_t d_model, std::uint32_t heads, std::uint32_t d_k, std::uint32_t d_ff,
+                std::uint32_t layers, std::uint32_t vocab, std::uint32_t buckets) {
+  const auto big = [](std::uint32_t v) { return v > (1u << 20); };
+  if (big(d_model) || big(heads) || big(d_k) || big(d_ff) || big(layers))
+    throw Error("model_invalid", "the model file is invalid: a dimension is out of range");
+  check_network_shape(static_cast<int>(d_model), static_cast<int>(heads), static_cast<int>(d_k),
+                      static_cast<int>(d_ff), static_cast<int>(layers));
+  if (buckets < 1 || buckets > 1024)
+    throw Error("model_invalid", "the model file is invalid: unknown_buckets out of range");
+  if (vocab < buckets + 1 || vocab > kMaxVocab)
+    throw Error("model_invalid", "the model file is invalid: vocabulary size out of range");
+}
+
+// the shape every parameter must have, in the order of parameters(Network)
+Network shaped_network(int d_model, int heads, int d_k, int d_ff, int layers) {
+  return init_network(d_model, heads, d_k, d_ff, layers, 0);
 }
 
 }  // namespace
 
 std::string save_model(const TrainedModel& m) {
-  const int hd = m.heads * m.d_k;
-  check_dims(static_cast<std::uint32_t>(m.d_model), static_cast<std::uint32_t>(m.heads),
-             static_cast<std::uint32_t>(m.d_k), static_cast<std::uint32_t>(m.vocab.size()),
+  const Network& net = m.net;
+  check_dims(static_cast<std::uint32_t>(net.d_model), static_cast<std::uint32_t>(net.heads),
+             static_cast<std::uint32_t>(net.d_k), static_cast<std::uint32_t>(net.d_ff),
+             static_cast<std::uint32_t>(net.depth()), static_cast<std::uint32_t>(m.vocab.size()),
              static_cast<std::uint32_t>(m.vocab.unknown_buckets()));
-  if (m.E.rows() != m.vocab.size() || m.E.cols() != m.d_model ||
-      m.weights.W_Q.rows() != m.d_model || m.weights.W_Q.cols() != hd ||
-      m.weights.W_K.rows() != m.d_model || m.weights.W_K.cols() != hd ||
-      m.weights.W_V.rows() != m.d_model || m.weights.W_V.cols() != hd ||
-      m.weights.W_O.rows() != hd || m.weights.W_O.cols() != m.d_model ||
-      static_cast<int>(m.notes.size()) != m.heads)
-    throw Error("model_invalid", "cannot save: the model's matrices do not match its shape");
+  const Network want = shaped_network(net.d_model, net.heads, net.d_k, net.d_ff, net.depth());
+  const auto have = parameters(net), need = parameters(want);
+  bool ok = m.E.rows() == m.vocab.size() && m.E.cols() == net.d_model &&
+            m.notes.size() == static_cast<std::size_t>(net.depth() * net.heads) &&
+            have.size() == need.size();
+  for (std::size_t k = 0; ok && k < have.size(); ++k)
+    ok = have[k].second->rows() == need[k].second->rows() &&
+         have[k].second->cols() == need[k].second->cols();
+  if (!ok) throw Error("model_invalid", "cannot save: the model's matrices do not match its shape");
   Writer w;
   w.bytes().append(kModelMagic, sizeof kModelMagic);
   w.u32(kModelFormatVersion);
-  w.u32(static_cast<std::uint32_t>(m.d_model));
-  w.u32(static_cast<std::uint32_t>(m.heads));
-  w.u32(static_cast<std::uint32_t>(m.d_k));
-  w.u32(static_cast<std::uint32_t>(m.vocab.size()));
-  w.u32(static_cast<std::uint32_t>(m.vocab.unknown_buckets()));
+  for (int v : {net.d_model, net.heads, net.d_k, net.d_ff, net.depth(), m.vocab.size(),
+                m.vocab.unknown_buckets()})
+    w.u32(static_cast<std::uint32_t>(v));
   w.u32(static_cast<std::uint32_t>(m.info.size()));
   for (const auto& kv : m.info) {
     w.str(kv.first);
@@ -231,21 +195,23 @@ std::string save_model(const TrainedModel& m) {
   for (const std::string& word : m.vocab.words()) w.str(word);
   for (const HeadNote& n : m.notes) {
     w.str(n.role);
-    w.str(n.note);
-    w.str(n.note_zh);
-    w.f32(n.pronoun_accuracy);
-    w.f32(n.verb_accuracy);
+    w.u32(static_cast<std::uint32_t>(n.numbers.size()));
+    for (const auto& kv : n.numbers) {
+      w.str(kv.first);
+      w.f32(kv.second);
+    }
   }
   w.matrix(m.E);
-  w.matrix(m.weights.W_Q);
-  w.matrix(m.weights.W_K);
-  w.matrix(m.weights.W_V);
-  w.matrix(m.weights.W_O);
+  for (const auto& p : have) w.matrix(*p.second);
   w.u32(crc32(w.bytes()));
   return std::move(w.bytes());
 }
 
 TrainedModel load_model(std::string_view bytes) {
+  if (bytes.size() > kMaxModelBytes)
+    throw Error("model_too_large", "the model file has " + std::to_string(bytes.size()) +
+                                       " bytes; the limit is " + std::to_string(kMaxModelBytes) +
+                                       ": this is not a model this build can use");
   if (bytes.empty())
     throw Error("model_truncated", "the model file is empty: copy it again or retrain it");
   if (bytes.size() < sizeof kModelMagic ||
@@ -269,11 +235,9 @@ TrainedModel load_model(std::string_view bytes) {
                     ": retrain it with scripts/train or use a matching build");
   TrainedModel m;
   const std::uint32_t d_model = r.u32("d_model"), heads = r.u32("heads"), d_k = r.u32("d_k");
+  const std::uint32_t d_ff = r.u32("d_ff"), layers = r.u32("layers");
   const std::uint32_t vocab = r.u32("vocab_size"), buckets = r.u32("unknown_buckets");
-  check_dims(d_model, heads, d_k, vocab, buckets);
-  m.d_model = static_cast<int>(d_model);
-  m.heads = static_cast<int>(heads);
-  m.d_k = static_cast<int>(d_k);
+  check_dims(d_model, heads, d_k, d_ff, layers, vocab, buckets);
   const std::uint32_t n_info = r.u32("the info count");
   if (n_info > kMaxInfo) throw Error("model_corrupt", "the model file is corrupt: info count");
   for (std::uint32_t k = 0; k < n_info; ++k) {
@@ -291,21 +255,22 @@ TrainedModel load_model(std::string_view bytes) {
   } catch (const Error& e) {
     throw Error("model_invalid", std::string("the model file is invalid: ") + e.what());
   }
-  for (std::uint32_t h = 0; h < heads; ++h) {
+  for (std::uint32_t k = 0; k < heads * layers; ++k) {
     HeadNote n;
     n.role = r.str("a head note");
-    n.note = r.str("a head note");
-    n.note_zh = r.str("a head note");
-    n.pronoun_accuracy = r.f32("a head note");
-    n.verb_accuracy = r.f32("a head note");
+    const std::uint32_t count = r.u32("a head note");
+    if (count > kMaxInfo) throw Error("model_corrupt", "the model file is corrupt: a head note");
+    for (std::uint32_t c = 0; c < count; ++c) {
+      std::string key = r.str("a head note");
+      n.numbers.emplace_back(std::move(key), r.f32("a head note"));
+    }
     m.notes.push_back(std::move(n));
   }
-  const Eigen::Index hd = static_cast<Eigen::Index>(heads) * d_k;
   m.E = r.matrix(vocab, d_model, "E");
-  m.weights.W_Q = r.matrix(d_model, hd, "W_Q");
-  m.weights.W_K = r.matrix(d_model, hd, "W_K");
-  m.weights.W_V = r.matrix(d_model, hd, "W_V");
-  m.weights.W_O = r.matrix(hd, d_model, "W_O");
+  m.net = shaped_network(static_cast<int>(d_model), static_cast<int>(heads), static_cast<int>(d_k),
+                         static_cast<int>(d_ff), static_cast<int>(layers));
+  for (auto& p : parameters(m.net))
+    *p.second = r.matrix(p.second->rows(), p.second->cols(), p.first.c_str());
   const std::size_t body = r.pos();
   const std::uint32_t stored = r.u32("the checksum");
   if (r.pos() != bytes.size())
@@ -320,10 +285,14 @@ TrainedModel load_model(std::string_view bytes) {
 
 TrainedModel load_model_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("model_io", "cannot open the model file " + path + ": check the path");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return load_model(ss.str());
+  if (!f)
+    throw Error("model_io", "cannot open the model file " + printable(path) + ": check the path");
+  const std::string bytes = read_at_most(f, kMaxModelBytes);
+  if (bytes.size() > kMaxModelBytes)
+    throw Error("model_too_large", "the model file " + printable(path) + " is larger than " +
+                                       std::to_string(kMaxModelBytes) +
+                                       " bytes: this is not a model this build can use");
+  return load_model(bytes);
 }
 
 void save_model_file(const std::string& path, const TrainedModel& m) {
@@ -332,61 +301,6 @@ void save_model_file(const std::string& path, const TrainedModel& m) {
   if (!f) throw Error("model_io", "cannot write the model file " + path);
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!f) throw Error("model_io", "writing the model file " + path + " failed");
-}
-
-// ------------------------------------------------------------------------------------------------
-// Tracing a sentence
-
-std::vector<int> token_ids(const std::vector<Token>& tokens, const Vocabulary& vocab) {
-  std::vector<int> ids;
-  ids.reserve(tokens.size());
-  for (const Token& t : tokens) ids.push_back(vocab.id(t));
-  return ids;
-}
-
-Matrix embed_with_model(const std::vector<int>& ids, const TrainedModel& m, bool positions) {
-  const int n = static_cast<int>(ids.size());
-  Matrix X(n, m.d_model);
-  for (int i = 0; i < n; ++i) X.row(i) = m.E.row(ids[static_cast<std::size_t>(i)]);
-  if (positions) X += positional_encoding(n, m.d_model);
-  return X;
-}
-
-TextTrace trace_text_with_model(std::string_view text, const Settings& s, const TrainedModel& m) {
-  Settings eff = s;
-  eff.d_model = m.d_model;
-  eff.heads = m.heads;
-  eff.d_k = m.d_k;
-  validate(eff);
-  TextTrace out;
-  out.settings = eff;
-  out.tokens = tokenize(text, default_lexicon(), eff.max_tokens);
-  for (Token& t : out.tokens) t.known = m.vocab.knows(t);
-  out.embeddings = embed_with_model(token_ids(out.tokens, m.vocab), m, false);
-  if (eff.tie_qk) {  // the what-if "W_K = W_Q" applies to trained weights too
-    Weights tied = m.weights;
-    tied.W_K = tied.W_Q;
-    attend_text(out, tied);
-  } else {
-    attend_text(out, m.weights);
-  }
-  return out;
-}
-
-std::vector<TokenGuess> guess_words(const Trace& t, const TrainedModel& m) {
-  if (t.output.cols() != m.E.cols())
-    throw Error("shape_mismatch", "the trace's d_model does not match the model's");
-  Matrix logits(t.output.rows(), m.E.rows());  // n x V
-  logits.noalias() = t.output * m.E.transpose();
-  std::vector<TokenGuess> out;
-  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
-    Eigen::Index best = 0;
-    const float mx = logits.row(i).maxCoeff(&best);
-    double sum = 0.0;
-    for (Eigen::Index j = 0; j < logits.cols(); ++j) sum += std::exp(logits(i, j) - mx);
-    out.push_back({static_cast<int>(best), static_cast<float>(1.0 / sum)});
-  }
-  return out;
 }
 
 std::uint16_t float_to_half(float f) {

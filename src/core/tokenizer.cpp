@@ -36,24 +36,21 @@ const char* to_string(TokenKind k) {
 
 namespace {
 
-constexpr std::size_t kMaxTextBytes = 100000;
-
 enum class Cls { Space, Split, Han, Digit, Letter, Apostrophe, Punct, Symbol };
 
 Cls classify(char32_t c) {
   if (c == '|') return Cls::Split;
-  if (is_space(c) || c == 0x200B || c == 0xFEFF) return Cls::Space;  // + zero-width space, BOM
-  // bidirectional marks, embeddings, overrides and isolates: invisible, and inside a token they
-  // would reverse the text drawn after it, so they separate like spaces
-  if (c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
-      (c >= 0x2066 && c <= 0x2069))
-    return Cls::Space;
+  if (is_space(c)) return Cls::Space;
+  // invisible characters (zero-width space, BOM, word joiner, fillers, bidi marks, embeddings,
+  // overrides and isolates, ...): a token of them would be an empty chip, and bidi controls inside
+  // a token would reverse the text drawn after it, so they separate like spaces. So do a stray
+  // joiner, selector or combining mark with no base character to sit on.
+  if (is_invisible(c) || is_combining_mark(c) || c == 0x200D) return Cls::Space;
   if (is_han(c)) return Cls::Han;
   if (c >= '0' && c <= '9') return Cls::Digit;
   if (c == '\'' || c == 0x2019) return Cls::Apostrophe;
   if (is_emoji_like(c) || is_regional_indicator(c)) return Cls::Symbol;
   if (is_punctuation(c)) return Cls::Punct;
-  if (is_combining_mark(c) || c == 0x200D) return Cls::Symbol;  // a stray mark with no base
   return Cls::Letter;
 }
 
@@ -70,12 +67,11 @@ class Builder {
   }
 
   void emit(std::size_t g0, std::size_t g1, TokenKind kind) {
-    Token t{slice(g0, g1), begin_of(g0), end_of(g1 - 1), kind, false};
-    if (kind == TokenKind::Word) {
-      t.known = lex_.contains(t.text) || lex_.contains(lexicon_key(t.text, kind));
-    } else {
-      t.known = lex_.contains(t.text);
-    }
+    Token t{slice(g0, g1), begin_of(g0), end_of(g1 - 1), kind, false, false, {}};
+    const Lexicon::Entry* e = lex_.find(t.text);
+    if (!e && kind == TokenKind::Word) e = lex_.find(lexicon_key(t.text, kind));
+    t.known = e != nullptr;
+    t.pronoun = e != nullptr && e->category == "pronoun";
     tokens.push_back(std::move(t));
   }
 

@@ -1,135 +1,26 @@
-// trainer.cpp: corpus parsing, the training step (forward with attend(), backward with
-// attend_backward()), Adam, evaluation and the notes that name each head.
+// trainer.cpp: the training step (forward with network_forward, backward with network_backward)
+// and Adam.
 #include "trainer.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "backward.hpp"
 #include "error.hpp"
+#include "inference.hpp"
 #include "model.hpp"
+#include "network.hpp"
 
 namespace ap {
-
-// ------------------------------------------------------------------------------------------------
-// Corpus
-
-namespace {
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  while (true) {
-    const std::size_t p = s.find(sep);
-    out.push_back(s.substr(0, p));
-    if (p == std::string_view::npos) break;
-    s.remove_prefix(p + 1);
-  }
-  return out;
-}
-
-bool parse_index(std::string_view s, int& out) {
-  if (s.empty() || s.size() > 4) return false;
-  int v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + (c - '0');
-  }
-  out = v;
-  return true;
-}
-
-}  // namespace
-
-std::vector<CorpusLine> parse_corpus(std::string_view tsv) {
-  std::vector<CorpusLine> out;
-  int number = 0;
-  while (!tsv.empty()) {
-    const std::size_t nl = tsv.find('\n');
-    std::string_view line = tsv.substr(0, nl);
-    tsv.remove_prefix(nl == std::string_view::npos ? tsv.size() : nl + 1);
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.front() == '#') continue;
-    const auto bad = [&](const std::string& why) {
-      throw Error("bad_corpus", "corpus line " + std::to_string(number) + ": " + why +
-                                    " (regenerate it with scripts/gen_lexicon)");
-    };
-    const std::vector<std::string_view> col = split(line, '\t');
-    if (col.size() != 5) bad("expected 5 tab-separated columns, got " + std::to_string(col.size()));
-    CorpusLine c;
-    c.line_number = number;
-    c.lang = std::string(col[0]);
-    c.template_id = std::string(col[1]);
-    c.text = std::string(col[2]);
-    for (std::string_view t : split(col[3], '|')) {
-      if (t.empty()) bad("an empty token");
-      c.tokens.emplace_back(t);
-    }
-    if (col[4] != "-") {
-      for (std::string_view item : split(col[4], ' ')) {
-        const std::size_t colon = item.find(':'), gt = item.find('>');
-        int from = 0, to = 0;
-        if (colon == std::string_view::npos || gt == std::string_view::npos || gt < colon ||
-            !parse_index(item.substr(colon + 1, gt - colon - 1), from) ||
-            !parse_index(item.substr(gt + 1), to))
-          bad("target \"" + std::string(item) + "\" is not kind:i>j");
-        const std::string_view kind = item.substr(0, colon);
-        CorpusTarget t{CorpusTarget::Kind::Pronoun, from, to};
-        if (kind == "verb") {
-          t.kind = CorpusTarget::Kind::Verb;
-        } else if (kind != "pron") {
-          bad("unknown target kind \"" + std::string(kind) + "\"");
-        }
-        const int n = static_cast<int>(c.tokens.size());
-        if (from >= n || to >= n || from == to)
-          bad("target " + std::string(item) + " is out of range");
-        c.targets.push_back(t);
-      }
-    }
-    out.push_back(std::move(c));
-  }
-  return out;
-}
-
-std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, const Vocabulary& vocab,
-                                      const Lexicon& lex) {
-  std::vector<Example> out;
-  out.reserve(lines.size());
-  for (const CorpusLine& c : lines) {
-    const std::vector<Token> tokens = tokenize(c.text, lex, kMaxTokensLimit);
-    bool same = tokens.size() == c.tokens.size();
-    for (std::size_t i = 0; same && i < tokens.size(); ++i) same = tokens[i].text == c.tokens[i];
-    if (!same) {
-      std::string got;
-      for (const Token& t : tokens) got += (got.empty() ? "" : "|") + t.text;
-      throw Error("corpus_mismatch", "corpus line " + std::to_string(c.line_number) +
-                                         " tokenizes as " + got +
-                                         " but the corpus says otherwise: the lexicon and corpus "
-                                         "are out of step; rerun scripts/gen_lexicon");
-    }
-    Example e;
-    for (const Token& t : tokens) {
-      if (!vocab.knows(t))
-        throw Error("corpus_unknown_word", "corpus line " + std::to_string(c.line_number) + ": \"" +
-                                               t.text + "\" is not in the vocabulary");
-      e.ids.push_back(vocab.id(t));
-      e.punctuation.push_back(t.kind == TokenKind::Punct);
-    }
-    e.targets = c.targets;
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
-// ------------------------------------------------------------------------------------------------
-// Training
 
 void validate(const TrainConfig& c) {
   const auto bad = [](const std::string& what) { throw Error("bad_train_config", what); };
   if (c.d_model < 1 || c.d_model > kMaxDModel) bad("d_model out of range");
   if (c.heads < 1 || c.heads > kMaxHeads) bad("heads out of range");
   if (c.d_k < 1 || c.d_k > kMaxDModel) bad("d_k out of range");
+  if (c.d_ff < 1 || c.d_ff > kMaxFeedForward) bad("d_ff out of range");
+  if (c.layers < 1 || c.layers > kMaxLayers) bad("layers out of range");
   if (c.steps < 0) bad("steps must be 0 or more");
   if (c.batch < 1) bad("batch must be at least 1");
   if (!(c.learning_rate > 0.0f) || !(c.learning_rate < 10.0f)) bad("learning rate out of range");
@@ -142,6 +33,16 @@ void validate(const TrainConfig& c) {
   if (!(c.embedding_init > 0.0f)) bad("embedding_init must be positive");
   if (!(c.unknown_rate >= 0.0f && c.unknown_rate <= 1.0f)) bad("unknown_rate must be in [0, 1]");
   if (!(c.symbol_rate >= 0.0f && c.symbol_rate <= 1.0f)) bad("symbol_rate must be in [0, 1]");
+  if (!(c.attention_supervision >= 0.0f && c.attention_supervision <= 100.0f))
+    bad("attention_supervision must be in [0, 100]");
+  if (c.pronoun_head < 0 || c.pronoun_head >= c.heads || c.verb_head < 0 || c.verb_head >= c.heads)
+    bad("pronoun_head and verb_head must be heads of the model");
+  if (!(c.row_supervision >= 0.0f && c.row_supervision <= 100.0f))
+    bad("row_supervision must be in [0, 100]");
+  if (!(c.previous_supervision >= 0.0f && c.previous_supervision <= 100.0f))
+    bad("previous_supervision must be in [0, 100]");
+  if (c.previous_head < 0 || c.previous_head >= c.heads)
+    bad("previous_head must be a head of the model");
 }
 
 namespace {
@@ -154,13 +55,7 @@ void shuffle(std::vector<std::size_t>& v, Rng& rng) {
   }
 }
 
-AttentionOptions training_options(int heads) {
-  AttentionOptions opt;
-  opt.heads = heads;  // causal off, scale on, temperature 1: the Settings defaults
-  return opt;
-}
-
-constexpr std::uint64_t kStreamE = 11, kStreamData = 12;
+constexpr std::uint64_t kStreamE = 11, kStreamData = 12, kStreamNet = 13;
 
 }  // namespace
 
@@ -168,33 +63,26 @@ Trainer::Trainer(const TrainConfig& config, Vocabulary vocab, std::vector<Exampl
     : config_(config), train_(std::move(train)), rng_(mix_seed(config.seed, kStreamData)) {
   validate(config_);
   if (train_.empty()) throw Error("bad_train_config", "no training sentences");
-  int max_n = 1;
   for (const Example& e : train_) {
     if (e.ids.empty()) throw Error("bad_train_config", "an empty training sentence");
+    if (static_cast<int>(e.ids.size()) > kMaxSequence)
+      throw Error("bad_train_config", "a training sentence is too long");
     for (int id : e.ids)
       if (id < 0 || id >= vocab.size()) throw Error("bad_train_config", "a word id out of range");
-    max_n = std::max(max_n, static_cast<int>(e.ids.size()));
   }
-  if (max_n > kMaxSequence) throw Error("bad_train_config", "a training sentence is too long");
-  model_.d_model = config_.d_model;
-  model_.heads = config_.heads;
-  model_.d_k = config_.d_k;
   model_.vocab = std::move(vocab);
   Rng init(mix_seed(config_.seed, kStreamE));
   model_.E.resize(model_.vocab.size(), config_.d_model);
   for (Eigen::Index r = 0; r < model_.E.rows(); ++r)
     for (Eigen::Index c = 0; c < model_.E.cols(); ++c)
       model_.E(r, c) = static_cast<float>(init.normal() * config_.embedding_init);
-  model_.weights = random_weights(config_.d_model, config_.heads, config_.d_k, config_.seed, false);
-  positions_ = positional_encoding(max_n, config_.d_model);
-  const auto zeros = [](const Matrix& like) {
-    return Adam{Matrix::Zero(like.rows(), like.cols()), Matrix::Zero(like.rows(), like.cols())};
-  };
-  adam_E_ = zeros(model_.E);
-  adam_Q_ = zeros(model_.weights.W_Q);
-  adam_K_ = zeros(model_.weights.W_K);
-  adam_V_ = zeros(model_.weights.W_V);
-  adam_O_ = zeros(model_.weights.W_O);
+  model_.net = init_network(config_.d_model, config_.heads, config_.d_k, config_.d_ff,
+                            config_.layers, mix_seed(config_.seed, kStreamNet));
+  adam_E_ = {Matrix::Zero(model_.E.rows(), model_.E.cols()),
+             Matrix::Zero(model_.E.rows(), model_.E.cols())};
+  for (const auto& p : parameters(model_.net))
+    adam_net_.push_back({Matrix::Zero(p.second->rows(), p.second->cols()),
+                         Matrix::Zero(p.second->rows(), p.second->cols())});
   order_.resize(train_.size());
   for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
   shuffle(order_, rng_);
@@ -227,13 +115,15 @@ void Trainer::adam_update(Matrix& param, MatrixRef grad, Adam& s, float lr) {
 }
 
 double Trainer::step() {
-  const AttentionOptions opt = training_options(config_.heads);
-  const int V = model_.vocab.size();
+  AttentionOptions opt;  // causal off, scale on, temperature 1: the Settings defaults
+  opt.heads = config_.heads;
   const int K = model_.vocab.unknown_buckets();
+  const Network& net = model_.net;
 
-  // pick the batch, with the occasional unknown word swapped in
+  // pass 1: pick the batch, with the occasional unknown word swapped in
   std::vector<std::vector<int>> ids;
   std::vector<const Example*> batch;
+  std::size_t n_targets = 0;
   for (int b = 0; b < config_.batch; ++b) {
     if (cursor_ == order_.size()) {
       shuffle(order_, rng_);
@@ -255,167 +145,75 @@ double Trainer::step() {
     }
     ids.push_back(std::move(x));
     batch.push_back(&e);
+    n_targets += e.targets.size();
+  }
+  if (n_targets == 0) {
+    ++step_;
+    return 0.0;
   }
 
-  // forward: one trace per sentence, output rows stacked into Y (sum of n x d_model)
-  std::vector<Trace> traces;
-  std::vector<Eigen::Index> offset;
-  Eigen::Index rows = 0;
-  for (const std::vector<int>& x : ids) {
+  // pass 2: forward, loss and backward, one sentence at a time (gradients add up)
+  const float scale = 1.0f / static_cast<float>(n_targets);
+  const float sup = config_.attention_supervision * scale;
+  Matrix gE = Matrix::Zero(model_.E.rows(), model_.E.cols());
+  Network grad = zeros_like(net);
+  double loss = 0.0;
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    const std::vector<int>& x = ids[b];
     const int n = static_cast<int>(x.size());
-    Matrix X(n, config_.d_model);
-    for (int i = 0; i < n; ++i) X.row(i) = model_.E.row(x[static_cast<std::size_t>(i)]);
-    X += positions_.topRows(n);
-    traces.push_back(attend(X, model_.weights, opt));
-    offset.push_back(rows);
-    rows += n;
-  }
-  Matrix Y(rows, config_.d_model);
-  std::vector<CopyTarget> targets;
-  for (std::size_t b = 0; b < traces.size(); ++b) {
-    Y.middleRows(offset[b], traces[b].n) = traces[b].output;
-    for (const CorpusTarget& t : batch[b]->targets)
-      targets.push_back(
-          {static_cast<int>(offset[b]) + t.from, ids[b][static_cast<std::size_t>(t.to)]});
+    const NetworkTrace t = network_forward(net, add_positions(gather_rows(model_.E, x)), opt);
+    std::vector<CopyTarget> copy;
+    for (const CorpusTarget& c : batch[b]->targets)
+      copy.push_back({c.from, x[static_cast<std::size_t>(c.to)]});
+    Matrix dY = Matrix::Zero(n, config_.d_model);
+    loss += tied_cross_entropy(t.norm_out.y, model_.E, copy, scale, &dY, &gE);
+    // the attention loss: -weight * log weight(from, to) in the taught heads
+    std::vector<std::vector<Matrix>> extra(static_cast<std::size_t>(net.depth()));
+    bool any_extra = false;
+    const auto point = [&](int layer, int h, int from, int to, float w) {
+      std::vector<Matrix>& per = extra[static_cast<std::size_t>(layer)];
+      if (per.empty()) per.assign(static_cast<std::size_t>(config_.heads), Matrix::Zero(n, n));
+      const float a =
+          t.layers[static_cast<std::size_t>(layer)].attn.head[static_cast<std::size_t>(h)].weights(
+              from, to);
+      per[static_cast<std::size_t>(h)](from, to) -= w / std::max(a, 1e-6f);
+      any_extra = true;
+    };
+    std::vector<bool> is_pronoun(static_cast<std::size_t>(n), false);
+    std::vector<bool> is_verb(static_cast<std::size_t>(n), false);
+    for (const CorpusTarget& c : batch[b]->targets)
+      (c.kind == CorpusTarget::Kind::Pronoun ? is_pronoun
+                                             : is_verb)[static_cast<std::size_t>(c.from)] = true;
+    if (sup > 0.0f) {
+      const int last = net.depth() - 1;
+      for (const CorpusTarget& c : batch[b]->targets)
+        point(last,
+              c.kind == CorpusTarget::Kind::Pronoun ? config_.pronoun_head : config_.verb_head,
+              c.from, c.to, sup);
+      const float rows = config_.row_supervision * scale;
+      if (rows > 0.0f && config_.pronoun_head != config_.verb_head)
+        for (int i = 0; i < n; ++i) {
+          if (!is_pronoun[static_cast<std::size_t>(i)])
+            point(last, config_.pronoun_head, i, i, rows);
+          if (!is_verb[static_cast<std::size_t>(i)]) point(last, config_.verb_head, i, i, rows);
+        }
+    }
+    const float prev = config_.previous_supervision * scale;
+    if (prev > 0.0f && net.depth() > 1)
+      for (int i = 0; i < n; ++i) point(0, config_.previous_head, i, std::max(0, i - 1), prev);
+    const Matrix dX = network_backward(net, t, dY, grad, any_extra ? &extra : nullptr);
+    embedding_backward(x, dX, gE);
   }
 
-  // loss and backward
-  Matrix gE = Matrix::Zero(V, config_.d_model);
-  Matrix dY = Matrix::Zero(rows, config_.d_model);
-  const float scale = targets.empty() ? 0.0f : 1.0f / static_cast<float>(targets.size());
-  const double loss = tied_cross_entropy(Y, model_.E, targets, scale, &dY, &gE);
-  const Eigen::Index hd = static_cast<Eigen::Index>(config_.heads) * config_.d_k;
-  Matrix gQ = Matrix::Zero(config_.d_model, hd), gK = gQ, gV = gQ;
-  Matrix gO = Matrix::Zero(hd, config_.d_model);
-  for (std::size_t b = 0; b < traces.size(); ++b) {
-    const AttentionGrads g = attend_backward(traces[b], dY.middleRows(offset[b], traces[b].n));
-    gQ += g.dW_Q;
-    gK += g.dW_K;
-    gV += g.dW_V;
-    gO += g.dW_O;
-    embedding_backward(ids[b], g.dX, gE);
-  }
-
-  // Adam
+  // pass 3: Adam
   const float lr = learning_rate_at(step_);
   adam_update(model_.E, gE, adam_E_, lr);
-  adam_update(model_.weights.W_Q, gQ, adam_Q_, lr);
-  adam_update(model_.weights.W_K, gK, adam_K_, lr);
-  adam_update(model_.weights.W_V, gV, adam_V_, lr);
-  adam_update(model_.weights.W_O, gO, adam_O_, lr);
+  const auto params = parameters(model_.net);
+  const auto grads = parameters(static_cast<const Network&>(grad));
+  for (std::size_t k = 0; k < params.size(); ++k)
+    adam_update(*params[k].second, *grads[k].second, adam_net_[k], lr);
   ++step_;
-  return targets.empty() ? 0.0 : loss / static_cast<double>(targets.size());
-}
-
-// ------------------------------------------------------------------------------------------------
-// Evaluation and head notes
-
-double Evaluation::head_pronoun_accuracy(int h) const {
-  return pronouns ? static_cast<double>(head_pronoun_hits[static_cast<std::size_t>(h)]) / pronouns
-                  : 0.0;
-}
-double Evaluation::head_verb_accuracy(int h) const {
-  return verbs ? static_cast<double>(head_verb_hits[static_cast<std::size_t>(h)]) / verbs : 0.0;
-}
-
-Evaluation evaluate(const TrainedModel& m, const std::vector<Example>& data) {
-  Evaluation ev;
-  ev.head_pronoun_hits.assign(static_cast<std::size_t>(m.heads), 0);
-  ev.head_verb_hits.assign(static_cast<std::size_t>(m.heads), 0);
-  ev.head_self_weight.assign(static_cast<std::size_t>(m.heads), 0.0);
-  const AttentionOptions opt = training_options(m.heads);
-  long long rows = 0;
-  for (const Example& e : data) {
-    const Trace t = attend(embed_with_model(e.ids, m, true), m.weights, opt);
-    ++ev.sentences;
-    rows += t.n;
-    for (int h = 0; h < m.heads; ++h)
-      ev.head_self_weight[static_cast<std::size_t>(h)] +=
-          t.head[static_cast<std::size_t>(h)].weights.diagonal().sum();
-    if (e.targets.empty()) continue;
-    std::vector<CopyTarget> copy;
-    for (const CorpusTarget& c : e.targets)
-      copy.push_back({c.from, e.ids[static_cast<std::size_t>(c.to)]});
-    ev.loss += tied_cross_entropy(t.output, m.E, copy, 0.0f, nullptr, nullptr);
-    for (const CorpusTarget& c : e.targets) {
-      const bool pron = c.kind == CorpusTarget::Kind::Pronoun;
-      RowVector logits = t.output.row(c.from) * m.E.transpose();
-      Eigen::Index best = 0;
-      logits.maxCoeff(&best);
-      const bool ok = static_cast<int>(best) == e.ids[static_cast<std::size_t>(c.to)];
-      ++ev.targets;
-      ev.correct += ok;
-      (pron ? ev.pronouns : ev.verbs) += 1;
-      (pron ? ev.pronouns_correct : ev.verbs_correct) += ok;
-      for (int h = 0; h < m.heads; ++h) {
-        Eigen::Index col = 0;
-        t.head[static_cast<std::size_t>(h)].weights.row(c.from).maxCoeff(&col);
-        if (static_cast<int>(col) == c.to)
-          (pron ? ev.head_pronoun_hits : ev.head_verb_hits)[static_cast<std::size_t>(h)] += 1;
-      }
-    }
-  }
-  if (ev.targets) ev.loss /= ev.targets;
-  for (double& s : ev.head_self_weight) s = rows ? s / static_cast<double>(rows) : 0.0;
-  return ev;
-}
-
-namespace {
-std::string percent(double x) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * x);
-  return buf;
-}
-}  // namespace
-
-void annotate_heads(TrainedModel& m, const Evaluation& ev, double threshold) {
-  m.notes.assign(static_cast<std::size_t>(m.heads), HeadNote{});
-  for (int h = 0; h < m.heads; ++h) {
-    HeadNote& n = m.notes[static_cast<std::size_t>(h)];
-    n.pronoun_accuracy = static_cast<float>(ev.head_pronoun_accuracy(h));
-    n.verb_accuracy = static_cast<float>(ev.head_verb_accuracy(h));
-    const std::string p = percent(n.pronoun_accuracy), v = percent(n.verb_accuracy);
-    const bool pron = n.pronoun_accuracy >= threshold, verb = n.verb_accuracy >= threshold;
-    if (pron && verb) {
-      n.role = "pronouns+verbs";
-      n.note =
-          "This head learned to resolve pronouns and to link verbs to their objects: a "
-          "pronoun gives its largest weight to the noun it refers to (" +
-          p + " of held-out pronouns), a verb to its object, or its subject when it has none (" +
-          v + " of held-out verbs).";
-      n.note_zh =
-          "这个头学会了指代消解，也学会了把动词连到宾语：代词把最大的权重给它指代的名词（留出句子中"
-          " " +
-          p + " 的代词），动词给它的宾语，没有宾语时给主语（" + v + " 的动词）。";
-    } else if (pron) {
-      n.role = "pronouns";
-      n.note =
-          "This head learned to resolve pronouns: 它, 他, 她, it, he, she and they give their "
-          "largest weight to the noun they refer to (" +
-          p + " of held-out pronouns).";
-      n.note_zh =
-          "这个头学会了指代消解：它、他、她、it、he、she、they "
-          "把最大的权重给它们指代的名词（留出句子中 " +
-          p + " 的代词）。";
-    } else if (verb) {
-      n.role = "verbs";
-      n.note =
-          "This head learned to link verbs to their objects: a verb gives its largest weight to "
-          "its object, or its subject when it has none (" +
-          v + " of held-out verbs).";
-      n.note_zh =
-          "这个头学会了把动词连到宾语：动词把最大的权重给它的宾语，没有宾语时给主语（留出句子中 " +
-          v + " 的动词）。";
-    } else {
-      n.role = "other";
-      const std::string self = percent(ev.head_self_weight[static_cast<std::size_t>(h)]);
-      n.note = "This head has no single job: pronouns find their antecedent here " + p +
-               " of the time and verbs their argument " + v + "; a token gives itself " + self +
-               " of its weight on average.";
-      n.note_zh = "这个头没有单一的分工：代词在这里找到所指名词的比例是 " + p +
-                  "，动词找到论元的比例是 " + v + "；每个词平均把 " + self + " 的权重给自己。";
-    }
-  }
+  return loss / static_cast<double>(n_targets);
 }
 
 }  // namespace ap

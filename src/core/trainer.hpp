@@ -1,71 +1,58 @@
-// trainer.hpp: trains the one-layer attention model on the template corpus (scripts/gen_lexicon)
-// with Adam, seeded and deterministic, and measures what each head learned. Not file I/O (callers
-// hand in the corpus and lexicon text) and not a general training framework.
+// trainer.hpp: trains the layered model (network.hpp) on the corpus (corpus.hpp) with Adam, seeded
+// and deterministic. Not file I/O (callers hand in the corpus and lexicon text), not evaluation
+// (evaluation.hpp) and not a general training framework.
 //
-// The model: X = E[ids] + positions (n x d_model); attend() with W_Q, W_K, W_V, W_O and no
-// residual, so output_i is literally the heads' weighted mix of value rows; logits_i =
-// output_i E^T over the whole vocabulary (E tied). Cross-entropy only where the corpus has a
-// target: a pronoun must name its antecedent's word, a verb its object's (or subject's). The words
-// are in the sentence but not at the query's position, so the heads must look at them to copy
-// them: that is why the trained weights can be read.
+// The model: X_0 = E[ids] + positions (n x d_model); the layer stack; read-out Y (n x d_model);
+// logits_i = Y_i E^T over the whole vocabulary (E tied). Cross-entropy only where the corpus has a
+// target: a pronoun must name its antecedent's word, a verb its object's (or subject's). The word
+// is in the sentence but not at the query's position, so some head has to look at it to copy it.
+// Optionally (attention_supervision > 0) a second loss, -log weight(from, to), teaches one head of
+// the last layer to put its weight on the antecedent (pronoun_head) and another on the verb's
+// argument (verb_head): such heads are trained to point, which the model's info says. The same
+// loss, with weight row_supervision per row, sends those two heads' other rows (tokens that are not
+// their pronoun or verb) to the token itself, so the two heads keep apart: one links pronouns, the
+// other verbs, and neither copies the other's job. With previous_supervision > 0 and two or more
+// layers, head previous_head of the first layer is taught to look at the token just before (the
+// first token at itself): a previous-token head whose output the later layers can read. (Leaving
+// its pronoun and verb rows free, or dropping it, did not help the coreference head.)
 //
-// Shapes: n tokens, d_model, h heads, d_k per head, V vocabulary rows.
+// Shapes: n tokens, d_model, h heads, d_k per head, d_ff, L layers, V vocabulary rows.
 #pragma once
+#include <cstddef>
 #include <cstdint>
-#include <string>
-#include <string_view>
 #include <vector>
 
-#include "lexicon.hpp"
+#include "corpus.hpp"
 #include "model_file.hpp"
 #include "rng.hpp"
 
 namespace ap {
 
-struct CorpusTarget {
-  enum class Kind { Pronoun, Verb };
-  Kind kind;
-  int from;  // the query token (pronoun or verb)
-  int to;    // the token whose word it must name
-};
-
-// One line of src/data/corpus/*.tsv (format: see scripts/gen_lexicon.py).
-struct CorpusLine {
-  int line_number = 0;
-  std::string lang, template_id, text;
-  std::vector<std::string> tokens;
-  std::vector<CorpusTarget> targets;
-};
-
-// Throws ap::Error("bad_corpus") naming the line of the first malformed entry.
-std::vector<CorpusLine> parse_corpus(std::string_view tsv);
-
-// A corpus sentence ready for the model.
-struct Example {
-  std::vector<int> ids;           // n vocabulary rows
-  std::vector<bool> punctuation;  // n: token may be swapped for <sym> while training
-  std::vector<CorpusTarget> targets;
-};
-
-// Tokenizes every line's text with lex, checks the tokens are exactly the corpus's (else
-// ap::Error("corpus_mismatch"): regenerate with scripts/gen_lexicon) and that the vocabulary knows
-// them (else "corpus_unknown_word").
-std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, const Vocabulary& vocab,
-                                      const Lexicon& lex);
+// A training corpus (the TSV of scripts/gen_lexicon) larger than this is refused before it is
+// copied or parsed; the shipped one is about 4 MB.
+constexpr std::size_t kMaxCorpusBytes = std::size_t{16} << 20;
 
 struct TrainConfig {
   int d_model = 32;
   int heads = 2;
   int d_k = 16;
-  int steps = 6000;
+  int d_ff = 64;
+  int layers = 2;
+  int steps = 4000;
   int batch = 32;                // sentences per step
-  float learning_rate = 0.01f;   // peak, after a linear warm-up
-  int warmup = 100;              // steps
+  float learning_rate = 0.005f;  // peak, after a linear warm-up
+  int warmup = 200;              // steps
   float final_lr_ratio = 0.05f;  // cosine decay to learning_rate * this at the last step
   float beta1 = 0.9f, beta2 = 0.999f, adam_eps = 1e-8f;
-  float embedding_init = 0.5f;  // standard deviation of E's first entries
-  float unknown_rate = 0.03f;   // chance a word is swapped for a random <unk:k> row
-  float symbol_rate = 0.05f;    // chance a punctuation mark is swapped for <sym>
+  float embedding_init = 0.5f;         // standard deviation of E's first entries
+  float unknown_rate = 0.03f;          // chance a word is swapped for a random <unk:k> row
+  float symbol_rate = 0.05f;           // chance a punctuation mark is swapped for <sym>
+  float attention_supervision = 1.0f;  // weight of the attention loss; 0 = off
+  int pronoun_head = 0;                // last-layer head taught to point at antecedents
+  int verb_head = 1;                   // last-layer head taught to point at verb arguments
+  float row_supervision = 0.1f;        // per other row of those two heads: weight on itself
+  float previous_supervision = 0.1f;   // per row of the first layer's previous-token head; 0 = off
+  int previous_head = 0;               // that head
   std::uint64_t seed = 1;
 };
 
@@ -74,11 +61,11 @@ void validate(const TrainConfig& c);
 
 class Trainer {
  public:
-  // Seeds E ~ N(0, embedding_init^2) and the weights as random_weights(seed) does.
+  // Seeds E ~ N(0, embedding_init^2) and the layers with init_network(seed).
   Trainer(const TrainConfig& config, Vocabulary vocab, std::vector<Example> train);
 
   // One Adam step on the next `batch` sentences (a seeded shuffle per epoch). Returns the batch's
-  // mean cross-entropy per target.
+  // mean cross-entropy per target (the word loss only).
   double step();
   int steps_done() const { return step_; }
   float learning_rate_at(int step) const;  // the schedule, step counted from 0
@@ -96,40 +83,12 @@ class Trainer {
   TrainConfig config_;
   std::vector<Example> train_;
   TrainedModel model_;
-  Matrix positions_;  // max n x d_model
   Rng rng_;
   std::vector<std::size_t> order_;
   std::size_t cursor_ = 0;
   int step_ = 0;
-  Adam adam_E_, adam_Q_, adam_K_, adam_V_, adam_O_;
+  Adam adam_E_;
+  std::vector<Adam> adam_net_;  // one per parameters(model_.net) entry
 };
-
-// How the model does on a set of sentences (the held-out split, usually).
-struct Evaluation {
-  int sentences = 0;
-  int targets = 0, correct = 0;  // output names the right word (largest logit over V)
-  int pronouns = 0, pronouns_correct = 0;
-  int verbs = 0, verbs_correct = 0;
-  double loss = 0.0;  // mean cross-entropy per target
-  // per head: how often the query's largest weight sits on the target token
-  std::vector<int> head_pronoun_hits, head_verb_hits;
-  // per head: mean weight a token gives to itself, over every row of every sentence
-  std::vector<double> head_self_weight;
-
-  double accuracy() const { return targets ? static_cast<double>(correct) / targets : 0.0; }
-  double pronoun_accuracy() const {
-    return pronouns ? static_cast<double>(pronouns_correct) / pronouns : 0.0;
-  }
-  double verb_accuracy() const { return verbs ? static_cast<double>(verbs_correct) / verbs : 0.0; }
-  double head_pronoun_accuracy(int h) const;
-  double head_verb_accuracy(int h) const;
-};
-
-Evaluation evaluate(const TrainedModel& m, const std::vector<Example>& data);
-
-// Names each head from a held-out evaluation: a head whose largest weight finds the antecedent of
-// at least `threshold` of the pronouns is a "pronouns" head ("this head learned to resolve
-// pronouns"), likewise "verbs"; others are described by their numbers.
-void annotate_heads(TrainedModel& m, const Evaluation& held_out, double threshold = 0.6);
 
 }  // namespace ap

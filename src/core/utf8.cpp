@@ -67,6 +67,13 @@ constexpr Range kEmoji[] = {
     {0x2B00, 0x2BFF}, {0x3297, 0x3299}, {0x1F000, 0x1FAFF}, {0x1FC00, 0x1FFFD},
 };
 
+constexpr Range kInvisible[] = {
+    {0x00AD, 0x00AD},   {0x034F, 0x034F},   {0x061C, 0x061C},   {0x115F, 0x1160}, {0x17B4, 0x17B5},
+    {0x180B, 0x180F},   {0x200B, 0x200F},   {0x202A, 0x202E},   {0x2060, 0x206F}, {0x3164, 0x3164},
+    {0xFDD0, 0xFDEF},   {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0}, {0xFFF0, 0xFFFB},
+    {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0000, 0xE0FFF},
+};
+
 constexpr char32_t kZwj = 0x200D;
 constexpr char32_t kKeycap = 0x20E3;
 }  // namespace
@@ -81,6 +88,7 @@ bool is_forbidden_control(char32_t c) {
 bool is_punctuation(char32_t c) { return in_ranges(c, kPunct) && !in_ranges(c, kEmoji); }
 bool is_emoji_like(char32_t c) { return in_ranges(c, kEmoji); }
 bool is_regional_indicator(char32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
+bool is_invisible(char32_t c) { return in_ranges(c, kInvisible) || (c & 0xFFFE) == 0xFFFE; }
 
 std::vector<CodePoint> decode_utf8(std::string_view s) {
   std::vector<CodePoint> out;
@@ -154,14 +162,16 @@ std::vector<Grapheme> graphemes(const std::vector<CodePoint>& cps) {
     if (base == '\r' && i < n && cps[i].value == '\n') ++i;
     // a pair of regional indicators is one flag
     if (is_regional_indicator(base) && i < n && is_regional_indicator(cps[i].value)) ++i;
-    // extenders: marks, keycap, and ZWJ followed by anything
+    // extenders: marks, keycap, and ZWJ, which joins the next character only between two
+    // pictographs (an emoji sequence such as a family); elsewhere "=", ZWJ, "c" are two clusters
+    const bool pictograph = is_emoji_like(base);
     while (i < n) {
       const char32_t c = cps[i].value;
       if (is_combining_mark(c) || c == kKeycap) {
         ++i;
       } else if (c == kZwj) {
         ++i;
-        if (i < n && !is_space(cps[i].value) && !is_forbidden_control(cps[i].value)) ++i;
+        if (pictograph && i < n && is_emoji_like(cps[i].value)) ++i;
       } else {
         break;
       }

@@ -29,7 +29,8 @@ struct Grapheme {
 };
 
 // Splits decoded text into user-perceived characters; never splits inside an emoji sequence or
-// between a base and its combining marks.
+// between a base and its combining marks. A zero-width joiner stays with what precedes it and
+// joins the next character only inside an emoji sequence (pictograph ZWJ pictograph).
 std::vector<Grapheme> graphemes(const std::vector<CodePoint>& cps);
 
 // Character classes the tokenizer needs.
@@ -40,5 +41,10 @@ bool is_forbidden_control(char32_t c);  // C0/C1 controls other than \t \n \r \v
 bool is_punctuation(char32_t c);        // ASCII and CJK/full-width punctuation, general punctuation
 bool is_emoji_like(char32_t c);         // pictographs, dingbats, symbols; each is its own token
 bool is_regional_indicator(char32_t c);
+// Drawn as nothing: Unicode's default-ignorable code points (zero-width and bidi format
+// characters, word joiner, invisible operators, Hangul fillers, Mongolian selectors, variation
+// selectors, tags, BOM) plus the interlinear annotation marks and noncharacters (U+FDD0..FDEF,
+// U+xFFFE/xFFFF), which are not characters at all and are not even allowed in XML.
+bool is_invisible(char32_t c);
 
 }  // namespace ap

@@ -17,7 +17,8 @@ async function typeText(page, text) {
   await waitRender(page, before);
 }
 
-const messages = (page) => page.$$eval('#messages li', (l) => l.map((x) => ({ cls: x.className, text: x.textContent })));
+const messages = (page) =>
+  page.$$eval('#messages li', (l) => l.map((x) => ({ cls: x.className, text: x.textContent })));
 
 test('bad input gets a message and the last good trace stays visible', async () => {
   const { page, errors, open } = await newPage();
@@ -37,7 +38,10 @@ test('bad input gets a message and the last good trace stays visible', async () 
   for (const [text, re] of cases) {
     await typeText(page, text);
     const m = await messages(page);
-    assert.ok(m.some((x) => x.cls.includes('error') && re.test(x.text)), `${JSON.stringify(text)}: ${JSON.stringify(m)}`);
+    assert.ok(
+      m.some((x) => x.cls.includes('error') && re.test(x.text)),
+      `${JSON.stringify(text)}: ${JSON.stringify(m)}`,
+    );
     assert.deepEqual(await cells(page, 'weights'), good, 'the last good weights are still shown');
     assert.equal(await page.getAttribute('#text', 'aria-invalid'), 'true');
   }
@@ -47,7 +51,9 @@ test('bad input gets a message and the last good trace stays visible', async () 
   assert.deepEqual(await messages(page), []);
   assert.equal(await page.$$eval('main img', (l) => l.length), 0);
   await page.keyboard.press('1');
-  const chips = await page.$$eval('#stage-body .chip .tok', (l) => l.map((x) => x.textContent).join(''));
+  const chips = await page.$$eval('#stage-body .chip .tok', (l) =>
+    l.map((x) => x.textContent).join(''),
+  );
   assert.ok(chips.includes('<') && chips.includes('img'), chips);
   // emoji are tokens like any other
   await typeText(page, '小猫😺吃鱼🐟');

@@ -15,17 +15,29 @@ const log = [];
 // every CSP violation the page reports, recorded before any page script runs
 const recordViolations = () => {
   window.cspViolations = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  document.addEventListener('securitypolicyviolation', (e) =>
+    window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
+  );
 };
 
 before(async () => {
-  assert.ok(fs.existsSync(path.join(distDir, 'site/index.html')), 'dist/ is missing: run scripts/build dist');
-  srv = await startServer({ dir: distDir, log, routes: {
-    '/favicon.ico': { body: '', type: 'image/x-icon' },
-    '/t/element.html': { body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element under CSP</title>' +
-      '<script src="/embed/attention-playground.js" defer></script></head><body>' +
-      '<attention-playground sentence="我爱你" step="7"></attention-playground></body></html>' },
-  } });
+  assert.ok(
+    fs.existsSync(path.join(distDir, 'site/index.html')),
+    'dist/ is missing: run scripts/build dist',
+  );
+  srv = await startServer({
+    dir: distDir,
+    log,
+    routes: {
+      '/favicon.ico': { body: '', type: 'image/x-icon' },
+      '/t/element.html': {
+        body:
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element under CSP</title>' +
+          '<script src="/embed/attention-playground.js" defer></script></head><body>' +
+          '<attention-playground sentence="我爱你" step="7"></attention-playground></body></html>',
+      },
+    },
+  });
   browser = await launch();
 });
 
@@ -44,12 +56,19 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
   const res = await page.goto(`${srv.base}site/?step=7&causal=1`);
   assert.equal(res.headers()['content-security-policy'], CSP);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  assert.ok(await page.locator('#stage-body td[data-matrix="weights"]').count() > 0);
+  assert.ok((await page.locator('#stage-body td[data-matrix="weights"]').count()) > 0);
   // the first-trace mark the bench reads
-  assert.equal(await page.evaluate(() => performance.getEntriesByName('attention-playground:first-trace').length), 1);
+  assert.equal(
+    await page.evaluate(
+      () => performance.getEntriesByName('attention-playground:first-trace').length,
+    ),
+    1,
+  );
   // use it a little: type, change language, open the share and export panels
   await page.fill('#text', 'The cat sat.');
-  await page.waitForFunction(() => document.getElementById('token-count').textContent.startsWith('4 '));
+  await page.waitForFunction(() =>
+    document.getElementById('token-count').textContent.startsWith('4 '),
+  );
   await page.click('#lang');
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
   await page.click('#share summary');
@@ -59,7 +78,11 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
   assert.deepEqual(await page.evaluate(() => window.cspViolations), []);
   assert.deepEqual(errors, []);
   const origin = new URL(srv.base).origin;
-  assert.deepEqual(requests.filter((u) => !u.startsWith(origin)), [], 'nothing from another origin');
+  assert.deepEqual(
+    requests.filter((u) => !u.startsWith(origin)),
+    [],
+    'nothing from another origin',
+  );
   assert.ok(!requests.some((u) => u.includes('/locales/')), 'strings are bundled');
   await shot(page, 'csp-site-zh');
   await context.close();
@@ -83,21 +106,33 @@ test('custom element on a page with the same CSP', async () => {
 test('single file over file:// with no network at all', async () => {
   const file = path.join(distDir, 'attention-playground.html');
   assert.ok(fs.statSync(file).size < 600 * 1024, 'the single file is over 600 KB');
-  const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, offline: true });
+  const context = await browser.newContext({
+    viewport: { width: 1100, height: 900 },
+    offline: true,
+  });
   const page = await context.newPage();
   const errors = collectErrors(page);
   const network = [];
-  await page.route(/^(https?|wss?):/, (r) => { network.push(r.request().url()); r.abort(); });
+  await page.route(/^(https?|wss?):/, (r) => {
+    network.push(r.request().url());
+    r.abort();
+  });
   const asked = [];
   page.on('request', (r) => asked.push(r.url()));
   await page.goto(`file://${file}?s=%E6%88%91%E7%88%B1%E4%BD%A0&step=7&seed=7`);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
   assert.equal(await page.getAttribute('body', 'data-stage'), 'softmax');
-  assert.ok(await page.locator('#stage-body td[data-matrix="weights"]').count() >= 9);
+  assert.ok((await page.locator('#stage-body td[data-matrix="weights"]').count()) >= 9);
   // it loads nothing besides itself
   assert.deepEqual(network, []);
-  assert.deepEqual(asked.filter((u) => !u.startsWith('file://') && !u.startsWith('data:')), []);
-  assert.equal(new Set(asked.filter((u) => u.startsWith('file://')).map((u) => u.split('?')[0])).size, 1);
+  assert.deepEqual(
+    asked.filter((u) => !u.startsWith('file://') && !u.startsWith('data:')),
+    [],
+  );
+  assert.equal(
+    new Set(asked.filter((u) => u.startsWith('file://')).map((u) => u.split('?')[0])).size,
+    1,
+  );
   // both languages are inside
   await page.click('#lang');
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');

@@ -14,9 +14,16 @@ export const shotDir = path.join(root, 'tests/browser/screenshots');
 export const distDir = path.join(root, 'dist');
 
 const MIME = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.json': 'application/json; charset=utf-8', '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.txt': 'text/plain; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
 };
 
 /** The CSP the page must work under (sent by the test server). */
@@ -24,19 +31,26 @@ export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; st
 
 /**
  * A static server on a random port. opts: {dir (default web/), csp (the header; '' for none),
- * routes: {'/path': {body (a string, or a function of the request), type}} served before files
- * (test pages), log: [] to record the paths asked for}.
+ * routes: {'/path': {body (a string, or a function of the request), type, csp (its own CSP
+ * header; routes get none otherwise)}} served before files
+ * (test pages), log: [] to record the paths asked for, cors: send Access-Control-Allow-Origin: *
+ * (a CDN serving the element to other sites)}.
  */
 export function startServer(opts = {}) {
   const dir = opts.dir || webDir;
   const csp = opts.csp ?? CSP;
   const routes = opts.routes || {};
+  const cors = opts.cors ? { 'access-control-allow-origin': '*' } : {};
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (opts.log) opts.log.push(url.pathname);
     const route = routes[url.pathname];
     if (route) {
-      res.writeHead(200, { 'content-type': route.type || MIME['.html'], 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        'content-type': route.type || MIME['.html'],
+        'cache-control': 'no-store',
+        ...(route.csp ? { 'content-security-policy': route.csp } : {}),
+      });
       res.end(typeof route.body === 'function' ? route.body(req) : route.body);
       return;
     }
@@ -50,13 +64,17 @@ export function startServer(opts = {}) {
     }
     res.writeHead(200, {
       'content-type': MIME[path.extname(file)] || 'application/octet-stream',
-      ...(csp ? { 'content-security-policy': csp } : {}), 'cache-control': 'no-store',
+      ...(csp ? { 'content-security-policy': csp } : {}),
+      'cache-control': 'no-store',
+      ...cors,
     });
     fs.createReadStream(file).pipe(res);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
-    resolve({ server, base: `http://127.0.0.1:${server.address().port}/` });
-  }));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      resolve({ server, base: `http://127.0.0.1:${server.address().port}/` });
+    }),
+  );
 }
 
 let shared = null;
@@ -79,14 +97,22 @@ export async function setup() {
 export function launch() {
   return chromium.launch({
     executablePath: process.env.AP_CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+    ],
   });
 }
 
 /** Error collection on a page: console errors, page errors and CSP violations. */
 export function collectErrors(page) {
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error')
+      errors.push(`console: ${m.text()} (${(m.location() && m.location().url) || ''})`);
+  });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return errors;
 }
@@ -97,9 +123,6 @@ export async function teardown() {
   await new Promise((r) => shared.server.close(r));
   shared = null;
 }
-
-// A missing optional locale file (panels.*.json before the panel engineer adds it) is expected.
-const ALLOWED_404 = /\/locales\/panels\.(en|zh)\.json$/;
 
 /**
  * A new page with error collection. opts: {width, height, locale, reducedMotion}.
@@ -115,18 +138,22 @@ export async function newPage(opts = {}) {
   });
   const page = await context.newPage();
   const errors = [];
-  const failed404 = new Set();
-  page.on('response', (r) => { if (r.status() === 404 && ALLOWED_404.test(r.url())) failed404.add(r.url()); });
   page.on('console', (m) => {
     if (m.type() !== 'error') return;
-    const loc = m.location() && m.location().url;
-    if (/Failed to load resource/.test(m.text()) && loc && ALLOWED_404.test(loc)) return;
-    errors.push(`console: ${m.text()} (${loc || ''})`);
+    errors.push(`console: ${m.text()} (${(m.location() && m.location().url) || ''})`);
   });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-  page.on('dialog', (d) => { errors.push(`dialog opened: ${d.message()}`); d.dismiss(); });
+  page.on('dialog', (d) => {
+    errors.push(`dialog opened: ${d.message()}`);
+    d.dismiss();
+  });
+  // Tests not about "predict, then reveal" open the page with it off (predict=0), so stage 7 shows
+  // its weights at once; a test of it passes predict itself (predict=1, or predict= for the default).
   const open = async (search = '') => {
-    await page.goto(base + (search ? `?${search.replace(/^\?/, '')}` : ''));
+    search = search.replace(/^\?/, '');
+    if (!/(^|&)predict=/.test(search)) search = search ? `${search}&predict=0` : 'predict=0';
+    search = search.replace(/(^|&)predict=(&|$)/, '$1').replace(/&$/, '');
+    await page.goto(base + (search ? `?${search}` : ''));
     await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
   };
   return { page, errors, context, open, base };
@@ -135,8 +162,11 @@ export async function newPage(opts = {}) {
 /** Wait until the page has rendered at least once more than `before`. */
 export async function waitRender(page, before) {
   // rendered once more, and the matrices out of sight (refreshed when idle) show that trace too
-  await page.waitForFunction((b) => Number(document.body.dataset.renders || 0) > b && document.body.dataset.settled !== '0',
-    before, { timeout: 10000 });
+  await page.waitForFunction(
+    (b) => Number(document.body.dataset.renders || 0) > b && document.body.dataset.settled !== '0',
+    before,
+    { timeout: 10000 },
+  );
 }
 
 export async function renders(page) {
@@ -151,15 +181,27 @@ export async function gotoStage(page, i, id) {
 
 /** All shown cells of one matrix: [{head, row, col, value}] */
 export async function cells(page, matrix, scope = '#stage-body') {
-  return page.$$eval(`${scope} td[data-matrix="${matrix}"]`, (tds) => tds.map((td) => ({
-    head: td.dataset.head === '' ? null : Number(td.dataset.head),
-    row: Number(td.dataset.row), col: Number(td.dataset.col), value: Number(td.dataset.value),
-  })));
+  return page.$$eval(`${scope} td[data-matrix="${matrix}"]`, (tds) =>
+    tds.map((td) => ({
+      head: td.dataset.head === '' ? null : Number(td.dataset.head),
+      row: Number(td.dataset.row),
+      col: Number(td.dataset.col),
+      value: Number(td.dataset.value),
+    })),
+  );
 }
 
-/** Screenshot of the whole page, or of one element when `selector` is given. */
+/** Screenshot of the whole page, or of one element when `selector` is given. An element taller
+ *  than SHOT_MAX_HEIGHT (a stage with hundreds of rows) is shot as its top SHOT_MAX_HEIGHT px:
+ *  capturing 8,000 px takes longer than a busy machine allows, and the top is what is looked at. */
+const SHOT_MAX_HEIGHT = 2400;
 export async function shot(page, name, selector) {
   const file = path.join(shotDir, `${name}.png`);
-  if (selector) await page.locator(selector).screenshot({ path: file });
-  else await page.screenshot({ path: file, fullPage: true });
+  if (!selector) return page.screenshot({ path: file, fullPage: true });
+  const box = await page.locator(selector).evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+  });
+  if (box.height <= SHOT_MAX_HEIGHT) return page.locator(selector).screenshot({ path: file });
+  return page.screenshot({ path: file, fullPage: true, clip: { ...box, height: SHOT_MAX_HEIGHT } });
 }

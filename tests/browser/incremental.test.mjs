@@ -1,5 +1,5 @@
-// incremental.test.mjs: typing refreshes the shown stage in place (issue 7: a keystroke must
-// repaint within a frame, so tables are rewritten, not rebuilt). After keystrokes that keep, add
+// incremental.test.mjs: typing refreshes the shown stage in place (a keystroke must repaint
+// within a frame, so tables are rewritten, not rebuilt). After keystrokes that keep, add
 // and remove tokens, the same table and canvas elements are still in the page and every shown
 // number equals the core's trace of the new text (computed in Node with the same module).
 import { test, after } from 'node:test';
@@ -14,25 +14,50 @@ const sentence = (n) => Array.from({ length: n }, (_, i) => WORDS[i % WORDS.leng
 
 // the matrices each stage shows in full as table cells (head 0 unless said), by data-matrix name
 const SHOWN = {
-  embed: (r) => [['X', r.trace.X], ['E', r.embeddings], ['P', r.positions]],
-  project: (r) => [['Q', r.trace.head[0].Q], ['W_Q', r.trace.head[0].W_Q]],
-  score: (r) => [['Q', r.trace.head[0].Q], ['K', r.trace.head[0].K], ['scores', r.trace.head[0].scores]],
-  scale: (r) => [['scaled', r.trace.head[0].scaled]],
-  mask: (r) => [['masked', r.trace.head[0].masked]],
-  softmax: (r) => [['weights', r.trace.head[0].weights]],
-  mix: (r) => [['head_output', r.trace.head[0].output]],
-  heads: (r) => [['concat', r.trace.concat], ['output', r.trace.output]],
+  embeddings: (r) => [
+    ['X', r.X],
+    ['E', r.embeddings],
+    ['P', r.positions],
+  ],
+  project: (r) => [
+    ['Q', r.heads[0].Q],
+    ['W_Q', r.heads[0].W_Q],
+  ],
+  score: (r) => [
+    ['Q', r.heads[0].Q],
+    ['K', r.heads[0].K],
+    ['scores', r.heads[0].scores],
+  ],
+  scale: (r) => [['scaled', r.heads[0].scaled]],
+  mask: (r) => [['masked', r.heads[0].masked]],
+  softmax: (r) => [['weights', r.heads[0].weights]],
+  mix: (r) => [['head_output', r.heads[0].output]],
+  heads: (r) => [
+    ['concat', r.concat],
+    ['output', r.output],
+  ],
 };
 
 function assertShown(shown, m, label) {
-  assert.equal(shown.length, m.rows * m.cols, `${label}: ${shown.length} cells shown for ${m.rows} x ${m.cols}`);
+  assert.equal(
+    shown.length,
+    m.rows * m.cols,
+    `${label}: ${shown.length} cells shown for ${m.rows} x ${m.cols}`,
+  );
   const seen = new Set();
   for (const c of shown) {
-    assert.ok(c.row < m.rows && c.col < m.cols, `${label}: cell (${c.row}, ${c.col}) is outside the matrix`);
+    assert.ok(
+      c.row < m.rows && c.col < m.cols,
+      `${label}: cell (${c.row}, ${c.col}) is outside the matrix`,
+    );
     seen.add(c.row * m.cols + c.col);
     const v = m.data[c.row * m.cols + c.col];
     if (v === -Infinity) assert.equal(c.value, -Infinity, `${label}[${c.row}][${c.col}]`);
-    else assert.ok(Math.abs(c.value - v) < 1e-6, `${label}[${c.row}][${c.col}]: shown ${c.value}, core ${v}`);
+    else
+      assert.ok(
+        Math.abs(c.value - v) < 1e-6,
+        `${label}[${c.row}][${c.col}]: shown ${c.value}, core ${v}`,
+      );
   }
   assert.equal(seen.size, m.rows * m.cols, `${label}: every cell once`);
 }
@@ -45,7 +70,7 @@ async function typeKeys(page, keys) {
   }
 }
 
-test('typing refreshes every stage in place: same elements, the new trace\'s numbers, shapes follow', async () => {
+test("typing refreshes every stage in place: same elements, the new trace's numbers, shapes follow", async () => {
   const { core } = await setup();
   const { page, errors, open } = await newPage();
   const search = `model=random&heads=2&dmodel=8&s=${encodeURIComponent(sentence(10))}`;
@@ -53,13 +78,21 @@ test('typing refreshes every stage in place: same elements, the new trace\'s num
     if (!SHOWN[id]) continue;
     await open(`${search}&step=${si + 1}`);
     // tag what is on screen now: if a keystroke rebuilt the stage, the tags would be gone
-    const tagged = await page.$$eval('#stage-body table.matrix', (ts) => { ts.forEach((t) => { t.dataset.kept = '1'; }); return ts.length; });
+    const tagged = await page.$$eval('#stage-body table.matrix', (ts) => {
+      ts.forEach((t) => {
+        t.dataset.kept = '1';
+      });
+      return ts.length;
+    });
     assert.ok(tagged > 0, `${id}: a table is shown`);
     await page.focus('#text');
     await page.keyboard.press('End');
     // " dog" adds a token (10 -> 11), then Backspace x4 removes it again, then "x" changes the last word
-    for (const [keys, text] of [[[' ', 'd', 'o', 'g'], `${sentence(10)} dog`], [['Backspace', 'Backspace', 'Backspace', 'Backspace'], sentence(10)],
-      [['x'], `${sentence(10)}x`]]) {
+    for (const [keys, text] of [
+      [[' ', 'd', 'o', 'g'], `${sentence(10)} dog`],
+      [['Backspace', 'Backspace', 'Backspace', 'Backspace'], sentence(10)],
+      [['x'], `${sentence(10)}x`],
+    ]) {
       await typeKeys(page, keys);
       const want = core.trace(text, coreSettings(parse(search).state));
       for (const [name, m] of SHOWN[id](want)) {
@@ -67,7 +100,10 @@ test('typing refreshes every stage in place: same elements, the new trace\'s num
         assertShown(shown, m, `${id} after typing "${text.slice(-5)}": ${name}`);
       }
       const shapes = await page.$$eval('#stage-body .mshape', (e) => e.map((x) => x.textContent));
-      assert.ok(shapes.some((s) => s.startsWith(`${want.trace.n} ×`)), `${id}: a shape line says ${want.trace.n} rows (${shapes.join(', ')})`);
+      assert.ok(
+        shapes.some((s) => s.startsWith(`${want.config.n} ×`)),
+        `${id}: a shape line says ${want.config.n} rows (${shapes.join(', ')})`,
+      );
     }
     const kept = await page.$$eval('#stage-body table.matrix[data-kept="1"]', (ts) => ts.length);
     assert.equal(kept, tagged, `${id}: the ${tagged} tables were refreshed in place, not rebuilt`);
@@ -80,21 +116,35 @@ test('64 tokens: heatmaps are redrawn in place and their focus row follows the n
   const { page, errors, open } = await newPage();
   const search = `model=random&heads=4&dmodel=64&step=7&s=${encodeURIComponent(sentence(64))}`;
   await open(search);
-  const tagged = await page.$$eval('#stage-body canvas.hm-canvas', (cs) => { cs.forEach((c) => { c.dataset.kept = '1'; }); return cs.length; });
+  const tagged = await page.$$eval('#stage-body canvas.heatmap-canvas', (cs) => {
+    cs.forEach((c) => {
+      c.dataset.kept = '1';
+    });
+    return cs.length;
+  });
   assert.ok(tagged > 0, 'the weights are a heatmap at 64 tokens');
   await page.focus('#text');
   await page.keyboard.press('End');
-  await typeKeys(page, ['Backspace', 'Backspace', 'd', 'o', 'g']);   // "... sat on" -> "... sat dog"
+  await typeKeys(page, ['Backspace', 'Backspace', 'd', 'o', 'g']); // "... sat on" -> "... sat dog"
   const text = `${sentence(63)} dog`;
   const want = core.trace(text, coreSettings(parse(search).state));
-  const q = await page.$eval('#stage-body .hm-strip td[data-matrix="weights"]', (td) => Number(td.dataset.row));
-  const strip = await cells(page, 'weights', '#stage-body .hm-strip');
-  assert.equal(strip.length, want.trace.n);
+  const q = await page.$eval('#stage-body .heatmap-strip td[data-matrix="weights"]', (td) =>
+    Number(td.dataset.row),
+  );
+  const strip = await cells(page, 'weights', '#stage-body .heatmap-strip');
+  assert.equal(strip.length, want.config.n);
   for (const c of strip) {
     assert.equal(c.row, q);
-    assert.ok(Math.abs(c.value - want.trace.head[0].weights.data[q * want.trace.n + c.col]) < 1e-6, `weights[${q}][${c.col}]`);
+    assert.ok(
+      Math.abs(c.value - want.heads[0].weights.data[q * want.config.n + c.col]) < 1e-6,
+      `weights[${q}][${c.col}]`,
+    );
   }
-  assert.equal(await page.$$eval('#stage-body canvas.hm-canvas[data-kept="1"]', (cs) => cs.length), tagged, 'the canvases were kept');
+  assert.equal(
+    await page.$$eval('#stage-body canvas.heatmap-canvas[data-kept="1"]', (cs) => cs.length),
+    tagged,
+    'the canvases were kept',
+  );
   // the mix stage lists the 8 heaviest keys, not 64 rows, and says how many are hidden
   await page.click('#stage-nav li:nth-child(8) button');
   await page.waitForSelector('body[data-stage="mix"]');
@@ -102,7 +152,10 @@ test('64 tokens: heatmaps are redrawn in place and their focus row follows the n
   assert.equal(rows, 8);
   assert.match(await page.textContent('#stage-body table.mix tr.more'), /56 more keys/);
   await page.click('#stage-body table.mix tr.more button');
-  assert.equal(await page.$$eval('#stage-body table.mix tbody tr:not(.more)', (trs) => trs.length), 64);
+  assert.equal(
+    await page.$$eval('#stage-body table.mix tbody tr:not(.more)', (trs) => trs.length),
+    64,
+  );
   assert.deepEqual(errors, []);
 });
 
@@ -114,21 +167,31 @@ test('views out of sight are refreshed later, then show the same trace (body dat
   // every change of data-settled, from now on
   await page.evaluate(() => {
     window.__settled = [];
-    new MutationObserver(() => window.__settled.push(document.body.dataset.settled))
-      .observe(document.body, { attributes: true, attributeFilter: ['data-settled'] });
+    new MutationObserver(() => window.__settled.push(document.body.dataset.settled)).observe(
+      document.body,
+      { attributes: true, attributeFilter: ['data-settled'] },
+    );
   });
   await page.focus('#text');
   await page.keyboard.press('End');
-  await typeKeys(page, ['Backspace', 'Backspace', 'd', 'o', 'g']);   // "... sat on" -> "... sat dog"
+  await typeKeys(page, ['Backspace', 'Backspace', 'd', 'o', 'g']); // "... sat on" -> "... sat dog"
   const seen = await page.evaluate(() => window.__settled);
-  assert.ok(seen.includes('0'), `some heads were out of sight and waited (data-settled went ${seen.join(' ')})`);
+  assert.ok(
+    seen.includes('0'),
+    `some heads were out of sight and waited (data-settled went ${seen.join(' ')})`,
+  );
   assert.equal(await page.getAttribute('body', 'data-settled'), '1');
   // the last head's weights (far below the fold) show the new trace in their focus row
-  const want = core.trace(`${sentence(63)} dog`, coreSettings(parse(search).state)).trace;
-  const strip = (await cells(page, 'weights', '#stage-body .hm-strip')).filter((c) => c.head === 3);
-  assert.equal(strip.length, want.n);
+  const want = core.trace(`${sentence(63)} dog`, coreSettings(parse(search).state));
+  const strip = (await cells(page, 'weights', '#stage-body .heatmap-strip')).filter(
+    (c) => c.head === 3,
+  );
+  assert.equal(strip.length, want.config.n);
   for (const c of strip) {
-    assert.ok(Math.abs(c.value - want.head[3].weights.data[c.row * want.n + c.col]) < 1e-6, `head 4 weights[${c.row}][${c.col}]`);
+    assert.ok(
+      Math.abs(c.value - want.heads[3].weights.data[c.row * want.config.n + c.col]) < 1e-6,
+      `head 4 weights[${c.row}][${c.col}]`,
+    );
   }
   assert.deepEqual(errors, []);
 });

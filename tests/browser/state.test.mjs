@@ -8,24 +8,35 @@ import { parse, serialize, coreSettings, defaults } from '../../web/state.js';
 after(teardown);
 
 test('state table: parse and serialize round-trip, bad values become notices', () => {
-  const { state, notices } = parse('s=%E6%88%91%E7%88%B1%E4%BD%A0&seed=7&heads=4&dmodel=16&causal=1&temp=0.5&step=7&q=1&lang=zh');
+  const { state, notices } = parse(
+    's=%E6%88%91%E7%88%B1%E4%BD%A0&seed=7&heads=4&dmodel=16&causal=1&temp=0.5&step=7&q=1&lang=zh',
+  );
   assert.deepEqual(notices, []);
   assert.equal(state.s, '我爱你');
   assert.equal(state.heads, 4);
   assert.equal(state.causal, true);
   assert.deepEqual(parse(serialize(state)).state, state);
-  const bad = parse('heads=99&dmodel=abc&temp=-5&seed=xyz&causal=maybe&zzz=1&seed=99999999999999999999999');
+  const bad = parse(
+    'heads=99&dmodel=abc&temp=-5&seed=xyz&causal=maybe&zzz=1&seed=99999999999999999999999',
+  );
   assert.equal(bad.state.heads, 8);
   assert.equal(bad.state.dmodel, defaults().dmodel);
   assert.equal(bad.state.temp, 0.05);
   assert.equal(bad.state.causal, false);
-  assert.deepEqual(bad.notices.map((n) => `${n.key}:${n.problem}`).sort(),
-    ['causal:malformed', 'dmodel:malformed', 'heads:clamped', 'seed:malformed', 'temp:clamped', 'zzz:unknown']);
+  assert.deepEqual(bad.notices.map((n) => `${n.key}:${n.problem}`).sort(), [
+    'causal:malformed',
+    'dmodel:malformed',
+    'heads:clamped',
+    'seed:malformed',
+    'temp:clamped',
+    'zzz:unknown',
+  ]);
 });
 
 test('a copied link reproduces the same numbers and view', async () => {
   const { core } = await setup();
-  const search = 's=%E6%88%91%E7%88%B1%E4%BD%A0&model=random&seed=7&heads=4&dmodel=16&dk=0&causal=1&scale=0&temp=0.5&tie=1&pos=0&step=7&head=2&q=1&lang=zh';
+  const search =
+    's=%E6%88%91%E7%88%B1%E4%BD%A0&model=random&seed=7&heads=4&dmodel=16&dk=0&causal=1&scale=0&temp=0.5&tie=1&pos=0&step=7&head=2&q=1&lang=zh';
   const a = await newPage();
   await a.open(search);
   assert.equal(await a.page.getAttribute('html', 'lang'), 'zh-CN');
@@ -33,18 +44,20 @@ test('a copied link reproduces the same numbers and view', async () => {
   const { state } = parse(search);
   const want = core.trace(state.s, coreSettings(state));
   const shown = await cells(a.page, 'weights');
-  const w = want.trace.head[2].weights;
+  const w = want.heads[2].weights;
   assert.equal(shown.length, w.rows * w.cols);
   for (const c of shown) {
     assert.equal(c.head, 2);
     assert.ok(Math.abs(c.value - w.data[c.row * w.cols + c.col]) < 1e-6);
   }
   // tied W_K = W_Q: the scores are symmetric
-  const sc = want.trace.head[2].scores;
-  for (let i = 0; i < sc.rows; i++) for (let j = 0; j < i; j++) assert.ok(Math.abs(sc.data[i * 3 + j] - sc.data[j * 3 + i]) < 1e-5);
+  const sc = want.heads[2].scores;
+  for (let i = 0; i < sc.rows; i++)
+    for (let j = 0; j < i; j++) assert.ok(Math.abs(sc.data[i * 3 + j] - sc.data[j * 3 + i]) < 1e-5);
   // the page's own URL, opened again, shows exactly the same
   const url = a.page.url();
-  assert.deepEqual(parse(new URL(url).search).state, { ...state });
+  // (the harness opens every page with predict=0 unless a test sets predict: so does the link)
+  assert.deepEqual(parse(new URL(url).search).state, parse(`${search}&predict=0`).state);
   const b = await newPage({ locale: 'en-US' });
   await b.page.goto(url);
   await b.page.waitForSelector('body[data-ready="1"]');
@@ -58,7 +71,9 @@ test('a copied link reproduces the same numbers and view', async () => {
 
 test('garbage in the URL: notices, clamping, and a working page', async () => {
   const p = await newPage();
-  await p.open('model=random&heads=99&dmodel=abc&temp=-5&seed=xyz&causal=maybe&q=999&step=0&lang=klingon&foo=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E');
+  await p.open(
+    'model=random&heads=99&dmodel=abc&temp=-5&seed=xyz&causal=maybe&q=999&step=0&lang=klingon&foo=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E',
+  );
   const msgs = await p.page.$$eval('#messages li', (l) => l.map((x) => x.textContent));
   assert.ok(msgs.length >= 7, msgs.join('\n'));
   assert.equal(await p.page.$$eval('#messages img, #stage-body img', (l) => l.length), 0);
@@ -77,7 +92,10 @@ test('a link whose settings the core refuses still shows a page', async () => {
   await p.open('heads=3&s=');
   const msgs = await p.page.$$eval('#messages li', (l) => l.map((x) => x.className));
   assert.ok(msgs.some((c) => c.includes('error')));
-  assert.ok((await p.page.$$eval('#stage-body .chip', (l) => l.length)) > 0, 'the fallback sentence is shown');
+  assert.ok(
+    (await p.page.$$eval('#stage-body .chip', (l) => l.length)) > 0,
+    'the fallback sentence is shown',
+  );
   assert.deepEqual(p.errors, []);
   await p.context.close();
 });

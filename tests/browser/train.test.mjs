@@ -1,11 +1,14 @@
 // train.test.mjs: the trained model on the page (model key, head notes, the model's reading,
 // unknown words), training in a Web Worker (progress, loss curve, pause/resume, resets, the page
-// stays responsive) and one example's gradient, each checked against the core run in Node.
+// stays responsive), a failed run said in the locale with its code, and one example's gradient,
+// each checked against the core run in Node. Training where no worker may start:
+// train-anywhere.test.mjs.
 // No timing asserts: speed lives in scripts/bench.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { newPage, setup, teardown, cells, gotoStage, shot } from './harness.mjs';
 import { parse, coreSettings } from '../../web/state.js';
+import zh from '../../web/locales/zh.json' with { type: 'json' };
 
 after(teardown);
 
@@ -31,18 +34,41 @@ test('the default page shows the trained model: 它 -> 小猫, the head note, th
   const want = core.trace(ZH, {});
   assert.equal(want.model.name, 'default');
   const shown = await weightsOf(page);
-  const w = want.trace.head[0].weights;
+  const w = want.heads[0].weights;
   assert.equal(shown.filter((c) => c.head === 0).length, w.rows * w.cols);
   for (const c of shown) {
-    const m = want.trace.head[c.head].weights;
-    assert.ok(Math.abs(c.value - m.data[c.row * m.cols + c.col]) < 1e-6, `${c.head} ${c.row} ${c.col}`);
+    const m = want.heads[c.head].weights;
+    assert.ok(
+      Math.abs(c.value - m.data[c.row * m.cols + c.col]) < 1e-6,
+      `${c.head} ${c.row} ${c.col}`,
+    );
   }
   assert.equal(argmaxRow(shown, 0, 4), 0, '它 gives its largest weight to 小猫 in head 1');
-  const note = await page.textContent('#model-info .head-note[data-head="0"]');
-  assert.match(note, /Head 1:/);
-  assert.match(note, /learned to resolve pronouns/);
-  assert.match(note, /\d+% of held-out pronouns/);
-  assert.match(await page.textContent('#model-info .model-reads'), /reads 它 as “小猫” \(p = 1\.00\)/);
+  // the summary line and, on demand, every layer's heads by role with the numbers of the model file
+  const last = want.model.layers - 1;
+  const summary = await page.textContent('#model-info .model-line');
+  assert.match(summary, new RegExp(`${want.model.layers} layers × 2 heads`));
+  assert.match(
+    summary,
+    new RegExp(`${(100 * Number(want.model.info.eval_pronoun_coref_head)).toFixed(1)}%`),
+  );
+  assert.equal(await page.$$eval('#model-info .head-note', (l) => l.length), want.model.layers * 2);
+  const note = await page.textContent(
+    `#model-info .head-note[data-layer="${last}"][data-head="0"]`,
+  );
+  assert.match(note, new RegExp(`Layer ${last + 1}, head 1:`));
+  assert.match(note, /coreference/);
+  assert.match(
+    note,
+    new RegExp(
+      `${(100 * want.model.notes[last][0].numbers.pronoun).toFixed(1)}% of the hand-written`,
+    ),
+  );
+  assert.match(note, /Taught: while training, an extra loss on this head's attention weights/);
+  assert.match(
+    await page.textContent('#model-info .model-reads'),
+    /reads 它 as “小猫” \(p = (0\.9\d|1\.00)\)/,
+  );
   // the shape controls are fixed by the trained model, with the reason
   await page.click('#whatif summary');
   assert.ok(await page.$eval('#set-dmodel', (e) => e.disabled));
@@ -61,15 +87,20 @@ test('the default page shows the trained model: 它 -> 小猫, the head note, th
   await context.close();
 });
 
-test('the English sentence: it gives its largest weight to animal in every head; zh notes', async () => {
+test('the English sentence: the coreference head sends it to animal, the verb head keeps it on itself; zh notes', async () => {
   const { page, errors, open, context } = await newPage({ locale: 'zh-CN' });
   await open(`s=${encodeURIComponent(EN)}`);
   const tokens = await page.$$eval('#stage-body .chip .tok', (l) => l.map((x) => x.textContent));
   const it = tokens.indexOf('it');
   assert.ok(it > 0);
   const shown = await weightsOf(page);
-  for (const h of [0, 1]) assert.equal(tokens[argmaxRow(shown, h, it)], 'animal', `head ${h + 1}`);
-  assert.match(await page.textContent('#model-info .head-note[data-head="0"]'), /学会了指代消解/);
+  // the heads have different jobs: head 1 links the pronoun, head 2 (verbs) leaves it on itself
+  assert.equal(tokens[argmaxRow(shown, 0, it)], 'animal', 'head 1');
+  assert.equal(tokens[argmaxRow(shown, 1, it)], 'it', 'head 2');
+  assert.match(
+    await page.textContent('#model-info .head-note[data-layer="1"][data-head="0"]'),
+    /指代/,
+  );
   assert.match(await page.textContent('#model-info .model-reads'), /把 it 读作“animal”/);
   await shot(page, 'train-zh-model-info', '#walkthrough');
   assert.deepEqual(errors, []);
@@ -82,23 +113,32 @@ test('model=random in the URL gives the same numbers as the core with model rand
   await open('model=random&seed=7');
   const { state } = parse('model=random&seed=7');
   const want = core.trace(state.s, coreSettings(state));
-  assert.equal(want.model, null);
+  assert.equal(want.model, undefined); // as in the CLI: random weights have no model card
+  assert.equal(want.config.weights, 'random');
   const shown = await weightsOf(page);
-  assert.equal(shown.length, want.trace.heads * want.trace.n * want.trace.n);
+  assert.equal(shown.length, want.config.heads * want.config.n * want.config.n);
   for (const c of shown) {
-    const m = want.trace.head[c.head].weights;
+    const m = want.heads[c.head].weights;
     assert.ok(Math.abs(c.value - m.data[c.row * m.cols + c.col]) < 1e-6);
   }
-  assert.notDeepEqual(shown.map((c) => c.value), (await (async () => {
-    const d = core.trace(state.s, {});
-    return d.trace.head.flatMap((h) => Array.from(h.weights.data));
-  })()).slice(0, shown.length));
+  assert.notDeepEqual(
+    shown.map((c) => c.value),
+    (
+      await (async () => {
+        const d = core.trace(state.s, {});
+        return d.heads.flatMap((h) => Array.from(h.weights.data));
+      })()
+    ).slice(0, shown.length),
+  );
   await context.close();
 
   const p = await newPage();
   await p.open('model=custom');
   const msgs = await p.page.$$eval('#messages li', (l) => l.map((x) => x.textContent));
-  assert.ok(msgs.some((m) => /model=custom/.test(m)), msgs.join('\n'));
+  assert.ok(
+    msgs.some((m) => /model=custom/.test(m)),
+    msgs.join('\n'),
+  );
   assert.match(p.page.url(), /model=default/);
   assert.match(await p.page.textContent('#model-info'), /Trained model/);
   assert.deepEqual(errors, []);
@@ -108,13 +148,22 @@ test('model=random in the URL gives the same numbers as the core with model rand
 
 test('unknown words are marked on the token chips and in the model line', async () => {
   const { page, errors, open, context } = await newPage();
-  await open(`s=${encodeURIComponent('zorkle ate the fish')}`);
+  await open(`s=${encodeURIComponent('zorkle ate the cookies')}`);
   await gotoStage(page, 0, 'tokens');
-  const marked = await page.$$eval('#stage-body .chip', (l) => l.map((x) => [x.querySelector('.tok').textContent, x.dataset.unknown === '1', x.title]));
-  assert.deepEqual(marked.map((m) => m[1]), [true, false, false, false]);
-  assert.match(marked[0][2], /not in the lexicon/);
-  assert.match(await page.textContent('#stage-body .unknown-legend'), /hashed fallback/);
-  assert.match(await page.textContent('#model-info .unknown-legend'), /zorkle/);
+  const marked = await page.$$eval('#stage-body .chip', (l) =>
+    l.map((x) => [x.querySelector('.tok').textContent, x.dataset.unknown === '1', x.title]),
+  );
+  assert.deepEqual(
+    marked.map((m) => m[1]),
+    [true, false, false, true],
+  );
+  // zorkle has no known piece (a hashed row); cookies is read through cookie
+  assert.match(marked[0][2], /not in the vocabulary, and no known word inside it/);
+  assert.match(marked[3][2], /read as cookie \(the mean/);
+  assert.match(await page.textContent('#stage-body .unknown-legend'), /hashed row/);
+  const line = await page.textContent('#model-info .unknown-legend');
+  assert.match(line, /zorkle \(hashed\)/);
+  assert.match(line, /cookies → cookie/);
   await shot(page, 'train-en-unknown', '#walkthrough');
   assert.deepEqual(errors, []);
   await context.close();
@@ -126,33 +175,49 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
   await open('');
   await gotoStage(page, 8, 'heads');
   const before = await cells(page, 'weights');
-  await page.fill('#train-steps', '200');
+  // long enough that the pause below lands while it runs (a 200-step run can finish first)
+  await page.fill('#train-steps', '600');
   await page.click('#train-body .train-start');
-  // the page answers while the worker trains
-  await page.waitForFunction(() => Number(document.querySelector('#train-body').dataset.step) >= 20, null, { timeout: 60000 });
-  const beat = await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r('alive'))));
+  // the page answers while the worker trains (a worker may start here, under the CSP)
+  await page.waitForFunction(
+    () => Number(document.querySelector('#train-body').dataset.step) >= 20,
+    null,
+    { timeout: 60000 },
+  );
+  const beat = await page.evaluate(
+    () => new Promise((r) => requestAnimationFrame(() => r('alive'))),
+  );
   assert.equal(beat, 'alive');
+  assert.equal(await page.getAttribute('#train-body', 'data-runner'), 'worker');
   // pause, then the step stays put; resume, then it moves on
   await page.click('#train-body .train-pause');
   await page.waitForSelector('#train-body[data-status="paused"]', { timeout: 30000 });
   const pausedAt = Number(await page.getAttribute('#train-body', 'data-step'));
   await page.waitForTimeout(300);
   assert.equal(Number(await page.getAttribute('#train-body', 'data-step')), pausedAt);
-  assert.ok(pausedAt < 200, `paused at ${pausedAt}`);
+  assert.ok(pausedAt < 600, `paused at ${pausedAt}`);
   await page.click('#train-body .train-resume');
   await page.waitForSelector('#train-body[data-status="done"]', { timeout: 120000 });
-  assert.equal(await page.$eval('#train-progress', (p) => p.value), 200);
-  assert.equal(await page.$eval('#train-progress', (p) => p.max), 200);
-  const points = await page.$$eval('#train-body .loss-point', (l) => l.map((c) => ({ step: +c.dataset.step, loss: +c.dataset.value })));
-  assert.equal(points.length, 10);
-  assert.equal(points[points.length - 1].step, 200);
-  assert.ok(points[points.length - 1].loss < points[0].loss, `loss ${points[0].loss} -> ${points[points.length - 1].loss}`);
+  assert.equal(await page.$eval('#train-progress', (p) => p.value), 600);
+  assert.equal(await page.$eval('#train-progress', (p) => p.max), 600);
+  const points = await page.$$eval('#train-body .loss-point', (l) =>
+    l.map((c) => ({ step: +c.dataset.step, loss: +c.dataset.value })),
+  );
+  assert.equal(points.length, 30);
+  assert.equal(points[points.length - 1].step, 600);
+  assert.ok(
+    points[points.length - 1].loss < points[0].loss,
+    `loss ${points[0].loss} -> ${points[points.length - 1].loss}`,
+  );
   // the page shows the model trained here; its weights differ from the shipped one's
   assert.match(page.url(), /model=custom/);
   assert.equal(await page.$eval('#set-model', (e) => e.value), 'custom');
-  assert.match(await page.textContent('#model-info'), /trained in this page \(200 steps\)/);
+  assert.match(await page.textContent('#model-info'), /trained in this page \(600 steps\)/);
   const trained = await cells(page, 'weights');
-  assert.notDeepEqual(trained.map((c) => c.value), before.map((c) => c.value));
+  assert.notDeepEqual(
+    trained.map((c) => c.value),
+    before.map((c) => c.value),
+  );
   await shot(page, 'train-en-panel', '#train');
   // reset to random weights, then to the shipped model: exactly the default numbers again
   await page.click('#train-body .train-reset-random');
@@ -163,44 +228,125 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
   assert.deepEqual(again, before);
   const want = core.trace(ZH, {});
   for (const c of again) {
-    const m = want.trace.head[c.head].weights;
+    const m = want.heads[c.head].weights;
     assert.equal(c.value, m.data[c.row * m.cols + c.col]);
   }
   assert.deepEqual(errors, []);
   await context.close();
 });
 
-test('one example\'s gradient equals core.gradientRow: the score of 小猫 is pushed up', async () => {
+test("with no worker the hosted page trains on its own thread, with the worker's module", async () => {
+  const { page, errors, open, context } = await newPage();
+  await context.addInitScript(() => delete globalThis.Worker);
+  const asked = [];
+  page.on('request', (r) => asked.push(new URL(r.url()).pathname));
+  await open('');
+  await gotoStage(page, 8, 'heads');
+  const before = await cells(page, 'weights');
+  await page.fill('#train-steps', '100');
+  await page.click('#train-body .train-start');
+  await page.waitForSelector('#train-body[data-status="done"]', { timeout: 120000 });
+  assert.equal(await page.getAttribute('#train-body', 'data-runner'), 'page');
+  // the page's own module has no trainer: the worker's is loaded beside it, once
+  assert.equal(asked.filter((p) => p.endsWith('/wasm/attention-train.js')).length, 1);
+  const points = await page.$$eval('#train-body .loss-point', (l) =>
+    l.map((c) => +c.dataset.value),
+  );
+  assert.equal(points.length, 5);
+  assert.ok(points[4] < points[0], `loss ${points}`);
+  assert.match(page.url(), /model=custom/);
+  assert.notDeepEqual(
+    (await cells(page, 'weights')).map((c) => c.value),
+    before.map((c) => c.value),
+  );
+  // the page's own module still traces (the global factory is still the page's)
+  await page.fill('#text', 'The cat sat.');
+  await page.waitForFunction(() =>
+    document.getElementById('token-count').textContent.startsWith('4 '),
+  );
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a failure is said in the learner's language with its code, never as a raw exception", async () => {
+  const { page, errors, open, context } = await newPage({ locale: 'zh-CN' });
+  // the training sentences cannot be fetched (a site deployed without them)
+  await context.route('**/corpus-train.tsv', (r) => r.fulfill({ status: 404, body: 'not found' }));
+  await open('');
+  await page.fill('#train-steps', '100');
+  await page.click('#train-body .train-start');
+  await page.waitForSelector('#train-body[data-status="error"]', { timeout: 60000 });
+  const said = await page.textContent('#train-body .train-status');
+  assert.equal(
+    said,
+    zh['train.failed']
+      .replace('{code}', 'no_corpus')
+      .replace('{reason}', zh['train.error.no_corpus']),
+  );
+  assert.doesNotMatch(said, /HTTP|Error|404/);
+  // the start button works again, and the page still shows the shipped model
+  assert.equal(await page.$eval('#train-body .train-start', (b) => b.disabled), false);
+  assert.equal(await page.$eval('#set-model', (e) => e.value), 'default');
+  assert.deepEqual(
+    errors.filter((e) => !/corpus-train\.tsv/.test(e)),
+    [],
+  );
+  await context.close();
+});
+
+test("one example's gradient equals core.gradientRow: the score of 小猫 is pushed up", async () => {
   const { core } = await setup();
   for (const locale of ['en-US', 'zh-CN']) {
     const { page, errors, open, context } = await newPage({ locale });
     await open('');
     await page.click('#gradient summary');
-    await page.waitForSelector('#gradient-body [data-matrix="dScores"]');
-    assert.equal(await page.$eval('#grad-target', (s) => s.value), '0', 'the default target is the antecedent 小猫');
+    await page.waitForSelector('#gradient-body [data-matrix="d_scores"]');
+    assert.equal(
+      await page.$eval('#grad-target', (s) => s.value),
+      '0',
+      'the default target is the antecedent 小猫',
+    );
     const g = core.gradientRow(ZH, {}, 4, 0);
-    const shown = await page.$$eval('#gradient-body [data-matrix="dScores"]', (l) => l.map((e) => ({
-      head: +e.dataset.head, row: +e.dataset.row, col: +e.dataset.col, value: +e.dataset.value, up: e.classList.contains('up'),
-    })));
-    assert.equal(shown.length, g.head.length * 7);
+    const shown = await page.$$eval('#gradient-body [data-matrix="d_scores"]', (l) =>
+      l.map((e) => ({
+        head: +e.dataset.head,
+        row: +e.dataset.row,
+        col: +e.dataset.col,
+        value: +e.dataset.value,
+        up: e.classList.contains('up'),
+      })),
+    );
+    assert.equal(shown.length, g.heads.length * 7);
     for (const c of shown) {
       assert.equal(c.row, 4);
-      assert.ok(Math.abs(c.value - g.head[c.head].dScores[c.col]) < 1e-6, `${c.head} ${c.col}`);
+      assert.ok(Math.abs(c.value - g.heads[c.head].d_scores[c.col]) < 1e-6, `${c.head} ${c.col}`);
     }
-    for (const c of shown.filter((x) => x.col === 0)) assert.ok(c.up, `head ${c.head + 1}: 小猫 pushed up`);
-    assert.ok(Math.abs(Number(await page.getAttribute('#gradient-body .grad-loss', 'data-loss')) - g.loss) < 1e-6);
+    for (const c of shown.filter((x) => x.col === 0))
+      assert.ok(c.up, `head ${c.head + 1}: 小猫 pushed up`);
+    assert.ok(
+      Math.abs(Number(await page.getAttribute('#gradient-body .grad-loss', 'data-loss')) - g.loss) <
+        1e-6,
+    );
     const why = await page.textContent('#gradient-body .grad-why');
     assert.match(why, locale === 'en-US' ? /pushes the score of 小猫 up/ : /把 小猫 的分数往上推/);
     await shot(page, `train-${locale.slice(0, 2)}-gradient`, '#train');
     // another target: the numbers follow
     await page.selectOption('#grad-target', '2');
     const g2 = core.gradientRow(ZH, {}, 4, 2);
-    await page.waitForFunction((v) => Math.abs(+document.querySelector('#gradient-body [data-matrix="dScores"][data-head="0"][data-col="2"]').dataset.value - v) < 1e-6, g2.head[0].dScores[2]);
+    await page.waitForFunction(
+      (v) =>
+        Math.abs(
+          +document.querySelector(
+            '#gradient-body [data-matrix="d_scores"][data-head="0"][data-col="2"]',
+          ).dataset.value - v,
+        ) < 1e-6,
+      g2.heads[0].d_scores[2],
+    );
     // random weights: explained, not drawn
     await page.click('#whatif summary');
     await page.selectOption('#set-model', 'random');
     await page.waitForSelector('#gradient-body .grad-off');
-    assert.equal(await page.$$eval('#gradient-body [data-matrix="dScores"]', (l) => l.length), 0);
+    assert.equal(await page.$$eval('#gradient-body [data-matrix="d_scores"]', (l) => l.length), 0);
     assert.deepEqual(errors, []);
     await context.close();
   }

@@ -91,6 +91,28 @@ expect_error "a model file that is not one" $null trace "I love you" --model "$0
 expect_error "a model file that does not exist" $null trace "I love you" --model /nonexistent.apm
 if "$qkv" --help 2>&1 | grep -q '^usage: qkv'; then pass; else fail "--help prints no usage"; fi
 
+# the trained model's trace exposes every layer; "heads" is the last layer's
+"$qkv" trace "小猫吃鱼，它很开心" >"$tmp/layers.json" 2>&1
+if "$py" - "$tmp/layers.json" <<'PY' 2>"$tmp/layers.err"; then pass; else fail "trace layers: $(head -c 300 "$tmp/layers.err")"; fi
+import json, sys
+t = json.load(open(sys.argv[1]))
+L = t["layers"]
+assert len(L) >= 2, "fewer than 2 layers"
+assert L[-1]["heads"] == t["heads"], "heads is not the last layer's"
+assert L[0]["heads"] != t["heads"], "the first layer equals the last"
+X0 = [[a + b for a, b in zip(e, p)] for e, p in zip(t["embeddings"], t["positions"])]
+assert all(abs(x - y) < 1e-6 for r, s in zip(L[0]["input"], X0) for x, y in zip(r, s)), "X_0 != E + P"
+for l in L:
+    for h in l["heads"]:
+        for row in h["weights"]:
+            assert abs(sum(row) - 1) < 1e-5
+    assert len(l["hidden"]) == len(t["tokens"]) and len(l["stream"]) == len(t["tokens"])
+notes = t["model"]["notes"]
+assert len(notes) == len(L) and all(len(n) == len(l["heads"]) for n, l in zip(notes, L))
+assert all("role" in h and isinstance(h["numbers"], dict) for n in notes for h in n)
+assert len(t["readout"]) == len(t["tokens"])
+PY
+
 # tokens of the seed sentence
 out=$("$qkv" tokenize "小猫吃鱼，它很开心" 2>&1)
 if "$py" -c 'import json,sys; t=json.loads(sys.argv[1])["tokens"]; sys.exit(t != ["小猫","吃","鱼","，","它","很","开心"])' "$out" 2>/dev/null; then
@@ -115,6 +137,15 @@ else
   cat "$tmp/check.txt"
 fi
 tail -n 1 "$tmp/check.txt"
+
+# --- the seed article's NumPy program against `qkv trace --model numpy` --------------------------
+if "$py" "$here/check_numpy.py" "$qkv" "$here/../../src/data/numpy_example.py" >"$tmp/numpy.txt" 2>&1; then
+  pass
+else
+  fail "check_numpy.py:"
+  cat "$tmp/numpy.txt"
+fi
+tail -n 1 "$tmp/numpy.txt"
 
 # --- bad inputs: exit 2, one line on stderr ------------------------------------------------------
 expect_error "empty text" $null tokenize ""
@@ -156,6 +187,8 @@ expect_error "--seed -1" $null trace "hi" --seed -1
 expect_error "--seed abc" $null trace "hi" --seed abc
 expect_error "--seed 2^64" $null trace "hi" --seed 18446744073709551616
 expect_error "heads not dividing d_model" $null trace "I love you" --model random --d-model 8 --heads 3
+expect_error "numpy model with 2 heads" $null trace "I love you" --model numpy --heads 2
+expect_error "numpy model, seed 2^32" $null trace "I love you" --model numpy --seed 4294967296
 expect_error "attend: malformed JSON" "$tmp/cut.json" attend -
 expect_error "attend: not an object" "$tmp/list.json" attend -
 expect_error "attend: ragged rows" "$tmp/ragged.json" attend -
@@ -176,6 +209,120 @@ expect_error "attend: missing file" $null attend "$tmp/does-not-exist.json"
 expect_error "attend: a directory" $null attend "$tmp"
 expect_error "attend: no file" $null attend
 expect_error "attend: two files" $null attend "$tmp/cut.json" "$tmp/cut.json"
+
+# --- bounded memory: endless or huge inputs stop at the documented cap ---------------------------
+# expect_capped DESCRIPTION STDIN WORD ARGS...: like expect_error, under a 400 MB memory limit
+# and a 120 s timeout (reading everything first would run out or never end), and the one line
+# must contain WORD (so "out of memory" does not count as the cap). The limit is an address-space
+# limit (ulimit -v), or, for a binary built with AddressSanitizer (which reserves terabytes of
+# shadow address space at start), ASan's hard limit on resident memory, which aborts past 1.5 GB
+# (ASan's redzones and quarantine about triple what a capped read holds; an uncapped one runs on).
+if grep -q __asan_init "$qkv"; then
+  limited() { ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=1500" "$@"; }
+else
+  limited() { (ulimit -v 400000; "$@"); }
+fi
+expect_capped() {
+  local desc=$1 input=$2 word=$3
+  shift 3
+  limited timeout 120 "$qkv" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [[ $rc -ne 2 ]]; then
+    fail "$desc: exit status $rc, want 2 (stderr: $(head -c 300 "$tmp/err"))"
+  elif [[ $(wc -l <"$tmp/err") -ne 1 ]] || ! grep -q -- "$word" "$tmp/err"; then
+    fail "$desc: want one line containing \"$word\": $(head -c 300 "$tmp/err")"
+  elif [[ -s $tmp/out ]]; then
+    fail "$desc: wrote to stdout on error"
+  else
+    pass
+  fi
+}
+truncate -s 1G "$tmp/sparse.bin"
+expect_capped "trace - < /dev/zero" /dev/zero "more than 100000 bytes" trace -
+expect_capped "tokenize - < /dev/zero" /dev/zero "more than 100000 bytes" tokenize -
+expect_capped "attend - < /dev/zero" /dev/zero "more than 67108864 bytes" attend -
+expect_capped "attend /dev/zero" $null "more than 67108864 bytes" attend /dev/zero
+expect_capped "attend a 1 GB sparse file" $null "more than 67108864 bytes" attend "$tmp/sparse.bin"
+expect_capped "trace --model /dev/zero" $null "larger than" trace x --model /dev/zero
+expect_capped "trace --model a 1 GB sparse file" $null "larger than" trace x --model "$tmp/sparse.bin"
+rm -f "$tmp/sparse.bin"
+# within the per-flag limits, heads x d_k is capped (16 x 1024 was 3.3 GB and 1.43 GB of JSON)
+expect_capped "--heads 16 --d-k 1024" $null "heads x d_k" trace x --model random --d-model 1024 --heads 16 --d-k 1024
+expect_capped "empty text with huge flags" $null "heads x d_k" trace "" --model random --d-model 1024 --heads 16 --d-k 1024
+expect_error "empty text with the largest allowed flags" $null trace "" --model random --d-model 1024 --heads 16 --d-k 64
+# a million tiny numbers: refused by count while parsing
+"$py" -c 'import sys; sys.stdout.write("{\"X\": [[" + ",".join(["0"] * 6000000) + "]]}")' >"$tmp/many.json"
+expect_capped "attend: 6 million numbers" "$tmp/many.json" "values" attend -
+
+# --- messages: control characters escaped, one short line ---------------------------------------
+# expect_clean DESCRIPTION STDIN ARGS...: exit 2, one line of at most 500 bytes, no byte below
+# 0x20 but the final newline, no DEL.
+expect_clean() {
+  local desc=$1 input=$2
+  shift 2
+  "$qkv" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  if [[ $rc -ne 2 ]]; then
+    fail "$desc: exit status $rc, want 2"
+  elif [[ $(wc -l <"$tmp/err") -ne 1 || $(wc -c <"$tmp/err") -gt 500 ]]; then
+    fail "$desc: stderr is not one short line ($(wc -c <"$tmp/err") bytes)"
+  elif LC_ALL=C grep -q $'[\x01-\x1f\x7f]' "$tmp/err" || [[ $(tr -d '\000' <"$tmp/err" | wc -c) -ne $(wc -c <"$tmp/err") ]]; then
+    fail "$desc: raw control characters on stderr: $(od -c "$tmp/err" | head -3)"
+  else
+    pass
+  fi
+}
+printf '{"\\u001b]0;PWNED\\u0007\\u001b[31mRED":1}' >"$tmp/esc.json"
+printf '{"a\\u0000b":1}' >"$tmp/nulkey.json"
+"$py" -c 'import sys; sys.stdout.write("{\"" + "k" * 1000000 + "\": 1}")' >"$tmp/bigkey.json"
+"$py" -c 'import sys; sys.stdout.write("{\"X\": [[1" + "1" * 10000000 + "]]}")' >"$tmp/bignum.json"
+expect_clean "attend: ESC and BEL in a key" "$tmp/esc.json" attend -
+expect_clean "attend: NUL in a key" "$tmp/nulkey.json" attend -
+if grep -q 'a\\u0000b' "$tmp/err"; then pass; else fail "NUL key message cut: $(cat "$tmp/err")"; fi
+expect_clean "attend: a 1 MB key" "$tmp/bigkey.json" attend -
+expect_clean "attend: a 10 MB number" "$tmp/bignum.json" attend -
+expect_clean "an option with ESC" $null trace x $'--bog\e[31mus'
+expect_clean "a model path with OSC" $null trace x --model $'/no\e]0;T\a'
+expect_clean "a 100 KB unknown option" $null trace x "--$("$py" -c 'print("z" * 100000)')"
+expect_clean "an unknown command with ESC" $null $'fro\ebnicate' x
+
+# --- duplicate JSON keys ---------------------------------------------------------------------------
+printf '{"X": [[1]], "X": [[1, 2]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}' >"$tmp/dup.json"
+expect_error "attend: a key given twice" "$tmp/dup.json" attend -
+if grep -q '"X" appears twice' "$tmp/err"; then pass; else fail "duplicate key not named: $(cat "$tmp/err")"; fi
+
+# --- tokenizer: invisible characters and ZWJ -------------------------------------------------------
+out=$("$qkv" tokenize "$(printf 'x \u2060 y \u180e \u3164 \uffa0 \ufff9')" 2>&1)
+if "$py" -c 'import json,sys; sys.exit(json.loads(sys.argv[1])["tokens"] != ["x", "y"])' "$out" 2>/dev/null; then
+  pass
+else
+  fail "invisible characters became tokens: $out"
+fi
+out=$("$qkv" tokenize "$(printf '=\u200dcmd')" 2>&1)
+if "$py" -c 'import json,sys; sys.exit(json.loads(sys.argv[1])["tokens"][1:] != ["cmd"])' "$out" 2>/dev/null; then
+  pass
+else
+  fail "ZWJ split a word: $out"
+fi
+expect_error "only ZWJ and variation selectors" $null tokenize "$(printf '\u200d\ufe0f\u200d')"
+
+# --- qkv-train: the file it writes records the project version that trained it -----------------
+train=$(dirname "$qkv")/qkv-train
+data="$here/../../src/data"
+head -n 60 "$data/corpus/train.tsv" >"$tmp/small.tsv"
+if "$train" --lexicon "$data/lexicon.tsv" --train "$tmp/small.tsv" --test "$tmp/small.tsv" \
+  --steps 2 --batch 4 --out "$tmp/small.apm" >"$tmp/train.out" 2>"$tmp/train.err"; then
+  version=$("$qkv" --version | sed 's/^qkv //')
+  got=$("$qkv" trace "小猫" --model "$tmp/small.apm" 2>&1 |
+    "$py" -c 'import json,sys; print(json.load(sys.stdin)["model"]["info"].get("project_version"))')
+  if [[ -n $version && $got == "$version" ]]; then
+    pass
+  else
+    fail "qkv-train's model records project_version $got, qkv --version says $version"
+  fi
+else
+  fail "qkv-train on 60 sentences: $(head -c 300 "$tmp/train.err")"
+fi
 
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -214,6 +214,42 @@ TEST_CASE("fixture: softmax_steps matches NumPy") {
   }
 }
 
+TEST_CASE("fixture: softmax_exps, the one softmax, in place and out of place") {
+  for (const json& s : fixture().at("softmax")) {
+    CAPTURE(s.at("input").dump());
+    const float T = static_cast<float>(s.at("temperature").get<double>());
+    const RowVector x = row_vector(s.at("input"));
+    RowVector e(x.size()), z(x.size());
+    const ap::SoftmaxRow r = ap::softmax_exps(x.data(), x.size(), T, e.data(), z.data());
+    CHECK(close(r.max, s.at("max").get<double>()));
+    CHECK(close(r.sum, s.at("sum").get<double>()));
+    CHECK(mismatch(e, s.at("exps"), "exps") == "");
+    CHECK(mismatch(z, s.at("shifted"), "shifted") == "");
+    RowVector same = x;  // the training loss works in place
+    const ap::SoftmaxRow r2 = ap::softmax_exps(same.data(), same.size(), T, same.data());
+    CHECK(r2.sum == r.sum);
+    CHECK(same == e);
+  }
+}
+
+TEST_CASE("softmax_exps: nothing visible gives equal weights; +inf takes the max's place") {
+  const float inf = std::numeric_limits<float>::infinity();
+  RowVector hidden(3), e(3);
+  hidden << -inf, -inf, -inf;
+  ap::SoftmaxRow r = ap::softmax_exps(hidden.data(), 3, 1.0f, e.data());
+  CHECK(r.sum == 3.0f);
+  CHECK(e == RowVector::Ones(3));
+  RowVector nan_row(2);
+  nan_row << 1.0f, std::numeric_limits<float>::quiet_NaN();
+  r = ap::softmax_exps(nan_row.data(), 2, 1.0f, e.data());
+  CHECK(r.sum == 2.0f);
+  RowVector big(2);
+  big << inf, 0.0f;
+  r = ap::softmax_exps(big.data(), 2, 1.0f, e.data());
+  CHECK(e[0] == 1.0f);
+  CHECK(e[1] == 0.0f);
+}
+
 TEST_CASE(
     "softmax_steps of [3.2, 1.8, 0.4] gives the true values, not the article's 0.72/0.22/0.06") {
   const json& first = fixture().at("softmax").at(0);
@@ -504,6 +540,32 @@ TEST_CASE("finite_range ignores -inf") {
   CHECK(ap::finite_range(r) == 7.5f);
   RowVector all_masked = RowVector::Constant(3, -kInf);
   CHECK(ap::finite_range(all_masked) == 0.0f);
+}
+
+TEST_CASE("row helpers refuse rows beyond the documented lengths") {
+  const RowVector ok = RowVector::Ones(ap::kMaxVectorLength);
+  const RowVector long_row = RowVector::Ones(ap::kMaxVectorLength + 1);
+  CHECK(code_of([&] { ap::finite_range(long_row); }) == "too_many_values");
+  CHECK(code_of([&] { ap::finite_range(ok); }) == "no error");
+  CHECK(code_of([&] { ap::dot_steps(long_row, long_row); }) == "too_many_values");
+  CHECK(code_of([&] { ap::dot_steps(ok, ok); }) == "no error");
+  CHECK(code_of([&] { ap::softmax_steps(RowVector::Zero(ap::kMaxSequence + 1)); }) ==
+        "too_many_scores");
+}
+
+TEST_CASE("attend refuses heads x d_k beyond kMaxHeadWidth") {
+  const Matrix X = random_matrix(2, 4, 62);
+  ap::Weights w;
+  w.W_Q = random_matrix(4, ap::kMaxHeadWidth + 2, 1);
+  w.W_K = w.W_Q;
+  w.W_V = w.W_Q;
+  ap::AttentionOptions o;
+  o.heads = 2;
+  CHECK(code_of([&] { ap::attend(X, w, o); }) == "bad_d_k");
+  w.W_Q = random_matrix(4, ap::kMaxHeadWidth, 1);
+  w.W_K = w.W_Q;
+  w.W_V = w.W_Q;
+  CHECK(code_of([&] { ap::attend(X, w, o); }) == "no error");
 }
 
 TEST_CASE("attend errors") {

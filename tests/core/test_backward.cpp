@@ -14,6 +14,9 @@
 #include "error.hpp"
 #include "model.hpp"
 #include "rng.hpp"
+#include "test_util.hpp"
+
+using ap_test::check_gradient;
 
 using ap::Matrix;
 
@@ -25,33 +28,6 @@ Matrix normal(int rows, int cols, std::uint64_t seed, double sd = 1.0) {
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) m(r, c) = static_cast<float>(rng.normal() * sd);
   return m;
-}
-
-// Compares analytic with central differences, entry by entry. The forward pass is float32, so the
-// tolerance allows for its rounding (about 1e-7 relative, divided by the step).
-void check_gradient(const char* name, Matrix& param, const Matrix& analytic,
-                    const std::function<double()>& loss, double eps = 5e-3) {
-  REQUIRE(analytic.rows() == param.rows());
-  REQUIRE(analytic.cols() == param.cols());
-  int bad = 0;
-  for (Eigen::Index r = 0; r < param.rows(); ++r) {
-    for (Eigen::Index c = 0; c < param.cols(); ++c) {
-      const float keep = param(r, c);
-      param(r, c) = static_cast<float>(keep + eps);
-      const double up = loss();
-      param(r, c) = static_cast<float>(keep - eps);
-      const double down = loss();
-      param(r, c) = keep;
-      const double numeric = (up - down) / (2.0 * eps);
-      const double a = analytic(r, c);
-      if (std::abs(numeric - a) > 2e-3 + 2e-2 * std::abs(a)) {
-        if (++bad <= 3)
-          MESSAGE(std::string(name)
-                  << "(" << r << "," << c << "): analytic " << a << ", numeric " << numeric);
-      }
-    }
-  }
-  CHECK_MESSAGE(bad == 0, std::string(name) << ": " << bad << " entries disagree");
 }
 
 struct Shape {

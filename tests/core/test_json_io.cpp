@@ -99,7 +99,7 @@ TEST_CASE("trace_to_json: every stage, causal mask as null") {
 TEST_CASE("tokens_to_json") {
   const json j = ap::tokens_to_json(ap::tokenize("小猫 3.14"));
   CHECK(j.at("tokens") == json::parse(R"(["小猫", "3.14"])"));
-  const json& d = j.at("details");
+  const json& d = j.at("token_details");
   REQUIRE(d.size() == 2);
   CHECK(d[0].at("kind") == "han");
   CHECK(d[0].at("known") == true);
@@ -108,6 +108,8 @@ TEST_CASE("tokens_to_json") {
   CHECK(d[1].at("kind") == "number");
   CHECK(d[1].at("byte_begin") == 7);
   CHECK(d[1].at("byte_end") == 11);
+  CHECK(d[0].at("pronoun") == false);
+  CHECK(ap::tokens_to_json(ap::tokenize("它")).at("token_details")[0].at("pronoun") == true);
 }
 
 TEST_CASE("parse_attend_input: valid input") {
@@ -248,4 +250,57 @@ TEST_CASE("parsed input errors surface from attend") {
   } catch (const ap::Error& e) {
     CHECK(e.code() == "shape_mismatch");
   }
+}
+
+TEST_CASE("parse_attend_input: a key given twice is an error naming the key") {
+  auto message = [](const std::string& text) -> std::string {
+    try {
+      ap::parse_attend_input(text);
+    } catch (const ap::Error& e) {
+      return e.code() + ": " + e.what();
+    }
+    return "ok";
+  };
+  const std::string twice = message(with(R"(, "X": [[5, 6]])"));
+  CHECK(twice.rfind("bad_json: ", 0) == 0);
+  CHECK(twice.find("\"X\" appears twice") != std::string::npos);
+  CHECK(message(with(R"(, "heads": 1, "heads": 2)")).find("\"heads\" appears twice") !=
+        std::string::npos);
+  CHECK(message(with(R"(, "causal": true, "causal": true)")).find("twice") != std::string::npos);
+  CHECK(message(with(R"(, "heads": 2)")) == "ok");
+}
+
+TEST_CASE("parse_attend_input: keys are quoted safely and briefly in messages") {
+  auto message = [](const std::string& text) -> std::string {
+    try {
+      ap::parse_attend_input(text);
+    } catch (const ap::Error& e) {
+      return e.what();
+    }
+    return "ok";
+  };
+  const std::string esc = message(R"({"\u001b]0;PWNED\u0007\u001b[31mRED": 1})");
+  CHECK(esc.find('\x1b') == std::string::npos);
+  CHECK(esc.find('\a') == std::string::npos);
+  CHECK(esc.find("\\u001B]0;PWNED") != std::string::npos);
+  const std::string nul = message(R"({"a\u0000b": 1})");
+  CHECK(nul.find("a\\u0000b") != std::string::npos);  // not cut at the NUL
+  CHECK(message("{\"" + std::string(1 << 20, 'k') + "\": 1}").size() < 300);
+  CHECK(message("{\"X\": [[1" + std::string(10 << 20, '1') + "]]}").size() < 300);
+}
+
+TEST_CASE("parse_attend_input: more values than X and the weights can hold are refused") {
+  // a million tiny numbers in one row: refused while parsing, by count
+  std::string many = "{\"X\": [[0";
+  many.reserve(2 * ap::kMaxAttendJsonValues + 32);
+  for (std::size_t i = 0; i < ap::kMaxAttendJsonValues; ++i) many += ",0";
+  many += "]]}";
+  try {
+    ap::parse_attend_input(many);
+    FAIL("no error");
+  } catch (const ap::Error& e) {
+    CHECK(e.code() == "bad_json");
+    CHECK(std::string(e.what()).find("values") != std::string::npos);
+  }
+  CHECK(parse_result(std::string(ap::kMaxAttendJsonBytes + 1, ' ')) == "bad_json");
 }

@@ -80,6 +80,24 @@ TEST_CASE("validate: every error code") {
   CHECK(with([](ap::Settings& s) { s.max_tokens = 0; }) == "bad_max_tokens");
   CHECK(with([](ap::Settings& s) { s.max_tokens = 513; }) == "bad_max_tokens");
   CHECK(with([](ap::Settings& s) { s.max_tokens = 512; }) == "no error");
+  // heads x d_k is capped: 16 x 1024 would be 1.4 GB of JSON from qkv trace
+  CHECK(with([](ap::Settings& s) {
+          s.d_model = 1024;
+          s.heads = 16;
+          s.d_k = 1024;
+        }) == "bad_d_k");
+  CHECK(with([](ap::Settings& s) {
+          s.heads = 16;
+          s.d_k = ap::kMaxHeadWidth / 16 + 1;
+        }) == "bad_d_k");
+  CHECK(with([](ap::Settings& s) {
+          s.heads = 16;
+          s.d_k = ap::kMaxHeadWidth / 16;
+        }) == "no error");
+  CHECK(with([](ap::Settings& s) {
+          s.heads = 1;
+          s.d_k = ap::kMaxHeadWidth;
+        }) == "no error");
 }
 
 TEST_CASE("positional_encoding matches NumPy") {

@@ -1,18 +1,24 @@
 // test_model_file.cpp: the .apm format (round trip; corrupt, truncated, wrong-magic, wrong-version
-// files), the vocabulary and its unknown-word fallback, trace_text_with_model, and the committed
-// default model: its held-out accuracy, the issue's two sentences and unseen sentences.
-// Not the trainer's mechanics (test_trainer.cpp).
+// files), the vocabulary and its unknown-word fallback, trace_text_with_model (inference.hpp), and
+// the committed default model: its dev accuracy and the seed sentences. The hand-written test
+// set's numbers are checked by scripts/eval --check (CTest "eval"). Not the trainer's mechanics
+// (test_trainer.cpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "corpus.hpp"
 #include "error.hpp"
+#include "evaluation.hpp"
+#include "inference.hpp"
 #include "model_file.hpp"
 #include "rng.hpp"
 #include "test_util.hpp"
@@ -41,20 +47,21 @@ Matrix normal(int rows, int cols, std::uint64_t seed) {
   return m;
 }
 
-// A small model by hand: 3 words + 2 unknown buckets + <sym>, d_model 4, 2 heads of d_k 3.
+// A small model by hand: 3 words + 2 unknown buckets + <sym>, d_model 4, 2 heads of d_k 3, d_ff 5,
+// 2 layers, every parameter drawn at random (no gain exactly 1, no bias exactly 0).
 ap::TrainedModel tiny_model() {
   ap::TrainedModel m;
-  m.d_model = 4;
-  m.heads = 2;
-  m.d_k = 3;
   m.vocab = ap::Vocabulary({"cat", "它", "，"}, 2);
   m.E = normal(m.vocab.size(), 4, 1);
-  m.weights.W_Q = normal(4, 6, 2);
-  m.weights.W_K = normal(4, 6, 3);
-  m.weights.W_V = normal(4, 6, 4);
-  m.weights.W_O = normal(6, 4, 5);
-  m.notes = {{"pronouns", "This head learned to resolve pronouns.", "指代", 0.9f, 0.1f},
-             {"other", "no single job", "", 0.2f, 0.3f}};
+  m.net = ap::init_network(4, 2, 3, 5, 2, 2);
+  std::uint64_t seed = 10;
+  for (auto& p : ap::parameters(m.net))
+    *p.second =
+        normal(static_cast<int>(p.second->rows()), static_cast<int>(p.second->cols()), seed++);
+  m.notes = {{"coreference", {{"pronoun", 0.9f}, {"verb", 0.1f}}},
+             {"mixed", {}},
+             {"previous_token", {{"previous", 0.75f}}},
+             {"self", {{"self", 0.5f}}}};
   m.info = {{"seed", "7"}, {"note", "tiny"}};
   return m;
 }
@@ -75,7 +82,8 @@ int find_token(const ap::TextTrace& t, const std::string& text) {
   return -1;
 }
 
-// How many heads give query's largest weight to target; and the model's own guess for query.
+// How many heads (of every layer) give query's largest weight to target; and the model's own guess
+// for query.
 struct Look {
   int heads_on_target = 0;
   std::vector<float> weight;  // per head: weight from query to target
@@ -85,13 +93,14 @@ Look look(const std::string& text, const std::string& query, const std::string& 
   const ap::TextTrace t = ap::trace_text_with_model(text, ap::Settings{}, default_model());
   const int q = find_token(t, query), k = find_token(t, target);
   Look out;
-  for (const ap::HeadTrace& h : t.trace.head) {
-    Eigen::Index best = 0;
-    h.weights.row(q).maxCoeff(&best);
-    out.heads_on_target += best == k;
-    out.weight.push_back(h.weights(q, k));
-  }
-  const std::vector<ap::TokenGuess> g = ap::guess_words(t.trace, default_model());
+  for (const ap::LayerTrace& L : t.network.layers)
+    for (const ap::HeadTrace& h : L.attn.head) {
+      Eigen::Index best = 0;
+      h.weights.row(q).maxCoeff(&best);
+      out.heads_on_target += best == k;
+      out.weight.push_back(h.weights(q, k));
+    }
+  const std::vector<ap::TokenGuess> g = ap::guess_words(t, default_model());
   out.guess = default_model().vocab.word(g[static_cast<std::size_t>(q)].word);
   return out;
 }
@@ -103,21 +112,28 @@ TEST_CASE("save_model / load_model: a round trip keeps every number and string")
   const std::string bytes = ap::save_model(m);
   CHECK(bytes.compare(0, 8, std::string("APMODEL\0", 8)) == 0);
   const ap::TrainedModel r = ap::load_model(bytes);
-  CHECK(r.d_model == 4);
-  CHECK(r.heads == 2);
-  CHECK(r.d_k == 3);
+  CHECK(r.net.d_model == 4);
+  CHECK(r.net.heads == 2);
+  CHECK(r.net.d_k == 3);
+  CHECK(r.net.d_ff == 5);
+  CHECK(r.net.depth() == 2);
   CHECK(r.vocab.words() == m.vocab.words());
   CHECK(r.vocab.unknown_buckets() == 2);
   // matrices are stored as IEEE halves: a round trip is exactly round_to_half
   CHECK(r.E == ap::round_to_half(m.E));
-  CHECK(r.weights.W_Q == ap::round_to_half(m.weights.W_Q));
-  CHECK(r.weights.W_K == ap::round_to_half(m.weights.W_K));
-  CHECK(r.weights.W_V == ap::round_to_half(m.weights.W_V));
-  CHECK(r.weights.W_O == ap::round_to_half(m.weights.W_O));
-  REQUIRE(r.notes.size() == 2);
-  CHECK(r.notes[0].role == "pronouns");
-  CHECK(r.notes[0].note_zh == "指代");
-  CHECK(r.notes[1].verb_accuracy == 0.3f);
+  const auto want = ap::parameters(m.net), got = ap::parameters(r.net);
+  REQUIRE(want.size() == got.size());
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    CAPTURE(want[k].first);
+    CHECK(got[k].first == want[k].first);
+    CHECK(*got[k].second == ap::round_to_half(*want[k].second));
+  }
+  REQUIRE(r.notes.size() == 4);
+  CHECK(r.note(0, 0).role == "coreference");
+  CHECK(r.note(0, 0).number("pronoun") == 0.9f);
+  CHECK(r.note(0, 1).numbers.empty());
+  CHECK(r.note(1, 0).number("previous") == 0.75f);
+  CHECK(r.note(1, 1).role == "self");
   CHECK(r.info == m.info);
   CHECK(r.info_value("seed") == "7");
   CHECK(r.info_value("missing") == "");
@@ -157,7 +173,7 @@ TEST_CASE("load_model: corrupt, truncated, wrong-magic and wrong-version files a
     CHECK(code_of(m) == "model_bad_magic");
   }
   SUBCASE("another format version") {
-    for (std::uint32_t v : {0u, 1u, 3u, 1000u}) {
+    for (std::uint32_t v : {0u, 1u, 2u, 4u, 1000u}) {
       std::string m = good;
       for (int k = 0; k < 4; ++k) m[8 + k] = static_cast<char>((v >> (8 * k)) & 0xFF);
       CHECK(code_of(m) == "model_bad_version");
@@ -182,7 +198,7 @@ TEST_CASE("load_model: corrupt, truncated, wrong-magic and wrong-version files a
       CHECK(code_of(m) != "");
     }
     std::string m = good;
-    m[good.size() - 20] = static_cast<char>(m[good.size() - 20] ^ 0x01);  // inside W_O
+    m[good.size() - 10] = static_cast<char>(m[good.size() - 10] ^ 0x01);  // inside out.bias
     CHECK(code_of(m) == "model_corrupt");
   }
   SUBCASE("bytes after the end") { CHECK(code_of(good + "x") == "model_corrupt"); }
@@ -192,12 +208,15 @@ TEST_CASE("load_model: corrupt, truncated, wrong-magic and wrong-version files a
     m[13] = m[14] = m[15] = 0;
     CHECK(code_of(m) == "model_invalid");
     std::string v = good;
-    for (int k = 0; k < 4; ++k) v[24 + k] = static_cast<char>(0xFF);  // vocab_size = 2^32 - 1
+    for (int k = 0; k < 4; ++k) v[32 + k] = static_cast<char>(0xFF);  // vocab_size = 2^32 - 1
     CHECK(code_of(v) == "model_invalid");
+    std::string l = good;
+    l[28] = 0;  // layers = 0
+    CHECK(code_of(l) == "model_invalid");
   }
   SUBCASE("NaN in the weights, even with a valid checksum") {
     ap::TrainedModel t = tiny_model();
-    t.weights.W_V(1, 1) = std::numeric_limits<float>::quiet_NaN();
+    t.net.layers[1].W_2(1, 1) = std::numeric_limits<float>::quiet_NaN();
     CHECK(code_of(ap::save_model(t)) == "model_invalid");
   }
   SUBCASE("a missing file") {
@@ -247,6 +266,30 @@ TEST_CASE("Vocabulary: lookup, English case, and the documented fallback for unk
   CHECK_THROWS_AS(ap::Vocabulary({"a"}, 0), ap::Error);
 }
 
+TEST_CASE(
+    "Vocabulary::pieces: an unknown English word is read through words that carry its meaning") {
+  const ap::Vocabulary v({"cookie", "bed", "room", "stop", "chase", "ben", "fly", "cat", "小猫"},
+                         2);
+  const auto pieces = [&](const char* text) {
+    std::vector<std::string> out;
+    for (int id : v.pieces(ap::tokenize(text, ap::Lexicon{}).front())) out.push_back(v.word(id));
+    return out;
+  };
+  using W = std::vector<std::string>;
+  CHECK(pieces("cookies") == W{"cookie"});       // plural
+  CHECK(pieces("Ben's") == W{"ben"});            // possessive, case folded
+  CHECK(pieces("stopped") == W{"stop"});         // doubled consonant
+  CHECK(pieces("chased") == W{"chase"});         // -d after e
+  CHECK(pieces("flies") == W{"fly"});            // -ies -> -y
+  CHECK(pieces("bedroom") == W{"bed", "room"});  // a compound, in order
+  CHECK(pieces("cat").empty());                  // known: its own row
+  CHECK(pieces("zork").empty());                 // nothing fits: the hashed row
+  CHECK(pieces("catbed").size() == 2);
+  CHECK(pieces("cats") == W{"cat"});
+  CHECK(pieces("龘").empty());  // one Chinese character has no smaller piece
+  CHECK(pieces("42").empty());
+}
+
 TEST_CASE("Vocabulary::from_lexicon_tsv keeps file order, skips comments and duplicates") {
   const ap::Vocabulary v = ap::Vocabulary::from_lexicon_tsv(
       "# header\n小猫\tzh\tanimal\r\n\nit\ten\tpronoun\n小猫\tzh\tanimal\n", 2);
@@ -272,21 +315,27 @@ TEST_CASE("trace_text_with_model: the model's shape and weights; the learner's s
   Matrix X(3, 4);
   for (int i = 0; i < 3; ++i) X.row(i) = m.E.row(ids[static_cast<std::size_t>(i)]);
   X += ap::positional_encoding(3, 4);
-  CHECK(t.trace.X == X);
+  CHECK(t.network.layers[0].input == X);
   CHECK(t.embeddings.row(1) == m.E.row(1));
   CHECK(t.positions == ap::positional_encoding(3, 4));
   ap::AttentionOptions opt;
   opt.heads = 2;
-  CHECK(t.trace.output == ap::attend(X, m.weights, opt).output);
+  const ap::NetworkTrace want = ap::network_forward(m.net, X, opt);
+  REQUIRE(t.network.layers.size() == 2);
+  CHECK(t.network.norm_out.y == want.norm_out.y);
+  // the top-level trace is the last layer's attention
+  CHECK(t.trace.X == want.layers[1].attn.X);
+  CHECK(t.trace.head[1].weights == want.layers[1].attn.head[1].weights);
+  CHECK(t.trace.output == want.layers[1].attn.output);
   SUBCASE("causal, temperature and positions stay the learner's") {
     ap::Settings c;
     c.causal = true;
     c.temperature = 0.5f;
     c.positions = false;
     const ap::TextTrace tc = ap::trace_text_with_model("cat 它 dog", c, m);
-    CHECK(tc.trace.head[0].weights(0, 2) == 0.0f);
+    for (const ap::LayerTrace& L : tc.network.layers) CHECK(L.attn.head[0].weights(0, 2) == 0.0f);
     CHECK(tc.trace.options.temperature == 0.5f);
-    CHECK(tc.trace.X.row(0) == m.E.row(0));
+    CHECK(tc.network.layers[0].input.row(0) == m.E.row(0));
     CHECK(tc.positions.size() == 0);
   }
   SUBCASE("bad settings are still errors") {
@@ -294,7 +343,14 @@ TEST_CASE("trace_text_with_model: the model's shape and weights; the learner's s
     bad.temperature = 0.0f;
     CHECK_THROWS_AS(ap::trace_text_with_model("cat", bad, m), ap::Error);
   }
-  const std::vector<ap::TokenGuess> g = ap::guess_words(t.trace, m);
+  SUBCASE("tie_qk ties W_K to W_Q in every layer") {
+    ap::Settings c;
+    c.tie_qk = true;
+    const ap::TextTrace tt = ap::trace_text_with_model("cat 它 dog", c, m);
+    for (const ap::LayerTrace& L : tt.network.layers)
+      CHECK(L.attn.head[0].scores == L.attn.head[0].scores.transpose());
+  }
+  const std::vector<ap::TokenGuess> g = ap::guess_words(t, m);
   REQUIRE(g.size() == 3);
   for (const ap::TokenGuess& x : g) {
     CHECK(x.probability > 0.0f);
@@ -305,44 +361,41 @@ TEST_CASE("trace_text_with_model: the model's shape and weights; the learner's s
 // ------------------------------------------------------------------------------------------------
 // The committed default model (src/data/models/default.apm, made by scripts/train)
 
-TEST_CASE("default model: small, versioned, named heads") {
+TEST_CASE("default model: within budget, layered, roles as data") {
   const std::string bytes = read_file(kDataDir + "/models/default.apm");
-  CHECK(bytes.size() < 200u * 1024u);
+  CHECK(bytes.size() <= 250u * 1024u);
   const ap::TrainedModel& m = default_model();
-  CHECK(m.heads >= 2);
-  CHECK(m.d_model == 32);
-  REQUIRE(m.notes.size() == static_cast<std::size_t>(m.heads));
-  int pronoun_heads = 0;
+  CHECK(m.net.depth() >= 2);
+  CHECK(m.net.heads >= 2);
+  REQUIRE(m.notes.size() == static_cast<std::size_t>(m.net.depth() * m.net.heads));
+  const std::set<std::string> roles = {"coreference", "verb_argument", "previous_token", "self",
+                                       "mixed"};
+  std::set<std::string> seen;
   for (const ap::HeadNote& n : m.notes) {
-    if (n.role.find("pronouns") != std::string::npos) {
-      ++pronoun_heads;
-      CHECK(n.note.find("learned to resolve pronouns") != std::string::npos);
-      CHECK_FALSE(n.note_zh.empty());
-    }
+    CHECK(roles.count(n.role) == 1);
+    seen.insert(n.role);
+    CHECK_FALSE(std::isnan(n.number("dev_pronoun")));
+    CHECK_FALSE(std::isnan(n.number("pronoun")));  // measured on the hand-written set
   }
-  CHECK(pronoun_heads >= 1);
+  CHECK(seen.size() >= 2);  // the heads do different things
   CHECK(m.info_value("storage") == "float16 little-endian");
-  CHECK_FALSE(m.info_value("heldout_accuracy").empty());
+  CHECK_FALSE(m.info_value("dev_accuracy").empty());
+  CHECK_FALSE(m.info_value("eval_pronoun_any_head").empty());
 }
 
-TEST_CASE("default model: accuracy on the held-out split does not drop") {
-  // Reached by scripts/train (seed 1): 0.9976 overall (2872/2879), pronouns 1.0000, verbs 0.9951;
-  // the pronoun head's largest weight finds the antecedent for 0.995 of held-out pronouns.
-  // The margins leave room for float rounding in a rewritten forward pass, not for a worse model.
+TEST_CASE("default model: accuracy on the generated dev split reproduces its info") {
   const ap::TrainedModel& m = default_model();
   const std::vector<ap::Example> test = ap::prepare_examples(
       ap::parse_corpus(read_file(kDataDir + "/corpus/test.tsv")), m.vocab, ap::default_lexicon());
   const ap::Evaluation ev = ap::evaluate(m, test);
-  MESSAGE("held-out accuracy " << ev.accuracy() << " (" << ev.correct << "/" << ev.targets
-                               << "), pronouns " << ev.pronoun_accuracy() << ", verbs "
-                               << ev.verb_accuracy() << ", loss " << ev.loss);
+  MESSAGE("dev accuracy " << ev.accuracy() << " (" << ev.correct << "/" << ev.targets
+                          << "), pronouns " << ev.pronoun_accuracy() << ", verbs "
+                          << ev.verb_accuracy() << ", loss " << ev.loss);
   CHECK(ev.targets > 2000);
-  CHECK(ev.accuracy() >= 0.9976 - 0.005);
-  CHECK(ev.pronoun_accuracy() >= 1.0 - 0.005);
-  CHECK(ev.verb_accuracy() >= 0.9951 - 0.005);
-  double best_head = 0.0;
-  for (int h = 0; h < m.heads; ++h) best_head = std::max(best_head, ev.head_pronoun_accuracy(h));
-  CHECK(best_head >= 0.995 - 0.01);
+  // the file's numbers were measured on float32 weights; the stored halves may move a few targets
+  CHECK(ev.accuracy() == doctest::Approx(std::stod(m.info_value("dev_accuracy"))).epsilon(0.005));
+  CHECK(ev.pronoun_accuracy() ==
+        doctest::Approx(std::stod(m.info_value("dev_pronoun_accuracy"))).epsilon(0.005));
 }
 
 TEST_CASE("default model: 它 looks at 小猫, it looks at animal") {
@@ -401,7 +454,85 @@ TEST_CASE("default model: unknown words fall back and are marked") {
   CHECK_FALSE(t.tokens[0].known);
   CHECK(t.tokens[3].known);
   CHECK_FALSE(t.tokens[8].known);
+  CHECK(t.tokens[0].read_as.empty());  // nothing fits: the hashed row
   // the unknown name is still the best place for "he" to look
   Look l = look("Zork ate the apple and he was happy", "he", "Zork");
   CHECK(l.heads_on_target >= 1);
+  // an inflected word is read through its stem: the same embedding row, and read_as says so
+  const ap::TextTrace c =
+      ap::trace_text_with_model("The boy ate the apples", ap::Settings{}, default_model());
+  const ap::TrainedModel& m = default_model();
+  CHECK_FALSE(c.tokens[4].known);
+  CHECK(c.tokens[4].read_as == std::vector<std::string>{"apple"});
+  CHECK(c.embeddings.row(4) == m.E.row(m.vocab.find("apple")));
+}
+
+TEST_CASE("default model: the heads have different jobs, and the seed sentence does not collapse") {
+  const ap::TrainedModel& m = default_model();
+  const int L = m.net.depth(), H = m.net.heads;
+  const auto note = [&](int l, int h) -> const ap::HeadNote& {
+    return m.notes[static_cast<std::size_t>(l * H + h)];
+  };
+  // one coreference head and one verb-argument head in the last layer, each poor at the other job
+  int coref = -1, verb = -1;
+  for (int h = 0; h < H; ++h) {
+    if (note(L - 1, h).role == "coreference") coref = h;
+    if (note(L - 1, h).role == "verb_argument") verb = h;
+  }
+  REQUIRE(coref >= 0);
+  REQUIRE(verb >= 0);
+  CHECK(note(L - 1, coref).number("dev_verb") < 0.2f);
+  CHECK(note(L - 1, verb).number("dev_pronoun") < 0.2f);
+  CHECK(note(0, 0).role == "previous_token");
+  // on 小猫吃鱼，它很开心 no head sends every row to one token
+  const ap::TextTrace t =
+      ap::trace_text_with_model("小猫吃鱼，它很开心", ap::Settings{}, default_model());
+  for (const ap::LayerTrace& layer : t.network.layers)
+    for (const ap::HeadTrace& h : layer.attn.head) {
+      std::set<Eigen::Index> tops;
+      for (Eigen::Index i = 0; i < h.weights.rows(); ++i) {
+        Eigen::Index j = 0;
+        h.weights.row(i).maxCoeff(&j);
+        tops.insert(j);
+      }
+      CHECK(tops.size() >= 3);
+    }
+}
+
+TEST_CASE("load_model: strings that are not UTF-8 are model_invalid at load time") {
+  // CRC-valid files: the writer does not check, the reader must
+  for (const char* bad : {"k\xff", "\xc0\xaf", "\xed\xa0\x80", "ok\xe4\xbd"}) {
+    CAPTURE(bad);
+    ap::TrainedModel key = tiny_model();
+    key.info = {{bad, "v"}};
+    CHECK(code_of(ap::save_model(key)) == "model_invalid");
+    ap::TrainedModel note = tiny_model();
+    note.notes[1].role = bad;
+    CHECK(code_of(ap::save_model(note)) == "model_invalid");
+    ap::TrainedModel word = tiny_model();
+    word.vocab = ap::Vocabulary({"cat", bad, "，"}, 2);
+    CHECK(code_of(ap::save_model(word)) == "model_invalid");
+  }
+}
+
+TEST_CASE("load_model: sizes beyond the limits are refused before reading or allocating") {
+  CHECK(code_of(std::string(ap::kMaxModelBytes + 1, 'A')) == "model_too_large");
+  // heads x d_k over kMaxHeadWidth: load_model checks the shape it reads with the same rule
+  CHECK(ap_test::code_of([] { ap::check_network_shape(4, 2, ap::kMaxHeadWidth / 2 + 1, 5, 1); }) ==
+        "model_invalid");
+  CHECK(ap_test::code_of([] { ap::init_network(4, 2, ap::kMaxHeadWidth / 2 + 1, 5, 1, 2); }) ==
+        "model_invalid");
+  CHECK_NOTHROW(ap::check_network_shape(4, 2, ap::kMaxHeadWidth / 2, 5, 1));
+  // a huge file (sparse, so it costs no disk) is refused after reading at most the cap
+  const std::string path = "/tmp/ap_test_huge_model.apm";
+  {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    REQUIRE(f.good());
+    f.seekp(static_cast<std::streamoff>(1) << 31);
+    f.put('\0');
+  }
+  CHECK_THROWS_WITH_AS(ap::load_model_file(path), doctest::Contains("larger than"), ap::Error);
+  std::remove(path.c_str());
+  CHECK_THROWS_WITH_AS(ap::load_model_file("/dev/zero"), doctest::Contains("larger than"),
+                       ap::Error);
 }

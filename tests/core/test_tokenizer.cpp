@@ -69,6 +69,19 @@ TEST_CASE("Chinese: longest match over the built-in lexicon") {
   }
 }
 
+TEST_CASE("the third-person pronouns are marked (the page follows one by default)") {
+  const auto pronouns = [](std::string_view text) {
+    std::string out;
+    for (const ap::Token& t : ap::tokenize(text)) out += t.pronoun ? "P" : ".";
+    return out;
+  };
+  CHECK(pronouns("小猫吃鱼，它很开心") == "....P..");
+  CHECK(pronouns("他们和她们看着它们") == "P.P..P");
+  CHECK(pronouns("我爱你") == "...");  // I and you are no one the sentence names
+  CHECK(pronouns("It saw him and her; they met them") == "P.P.P.P.P");
+  CHECK(pronouns("I told you we like me and us") == "........");
+}
+
 TEST_CASE("Chinese: custom lexicon, longest match and single-character fallback") {
   const ap::Lexicon& lex = test_lexicon();
   CHECK(lex.max_zh_length() == 7);
@@ -169,7 +182,9 @@ TEST_CASE("emoji and combining marks are whole tokens") {
     REQUIRE(t.size() == 2);
     CHECK(t[0].text == cafe);
     CHECK(t[0].byte_end == 6);
-    CHECK(tok("\xCC\x81") == "\xCC\x81");  // a stray mark is kept, not dropped
+    // a stray mark has no base to sit on: drawn alone it is nothing, so it separates
+    CHECK(tok("a \xCC\x81 b") == "a|b");
+    CHECK(code_of([] { ap::tokenize("\xCC\x81\xCC\x81"); }) == "empty_text");
   }
   SUBCASE("emoji next to words") { CHECK(tok("I❤️you") == "I|❤️|you"); }
 }
@@ -184,6 +199,38 @@ TEST_CASE("invisible separators are not tokens: BOM and zero-width space") {
   CHECK(tok("开\u200B心") == "开|心");
   CHECK(code_of([] { ap::tokenize("\u200B"); }) == "empty_text");
   CHECK(code_of([] { ap::tokenize("\uFEFF \u200B"); }) == "empty_text");
+}
+
+TEST_CASE("every invisible character separates; text with nothing visible is empty_text") {
+  // word joiner, Mongolian vowel separator, Hangul fillers, interlinear annotation
+  CHECK(tok("x \u2060 y \u180E \u3164 \uFFA0 \uFFF9") == "x|y");
+  CHECK(tok("a\u2060b") == "a|b");
+  CHECK(tok("cat \uFFFE dog") == "cat|dog");  // a noncharacter (not even allowed in XML)
+  CHECK(tok("soft\u00ADhyphen") == "soft|hyphen");
+  for (const char* s : {"\u200D", "\u200D\u200D\u200D", "\uFE0F\uFE0E", "\U000E0041\U000E007F",
+                        "\u0301\u0308", "\u2060", "\u3164\uFFA0", "\u180E", "\uFFF9\uFFFA\uFFFB",
+                        "\u034F", "\uFFFF", "\U0001D173", "\u200C"}) {
+    CAPTURE(s);
+    CHECK(code_of([&] { ap::tokenize(s); }) == "empty_text");
+  }
+  // a variation selector or skin tone on an emoji stays part of it
+  CHECK(tok("\u2764\uFE0F ok") == "\u2764\uFE0F|ok");
+}
+
+TEST_CASE("a zero-width joiner joins only inside emoji sequences") {
+  // after punctuation it used to pull the next letter in and split the word: "=\u200Dc" | "md"
+  const auto t = ap::tokenize("=\u200Dcmd");
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].kind == ap::TokenKind::Punct);
+  CHECK(t[1].text == "cmd");
+  CHECK(tok("a\u200D\U0001F600") == "a\u200D|\U0001F600");
+  CHECK(tok("\U0001F600\u200Da") == "\U0001F600\u200D|a");
+  CHECK(tok("\U0001F468\u200D\U0001F469\u200D\U0001F467") ==
+        "\U0001F468\u200D\U0001F469\u200D\U0001F467");
+  CHECK(tok("\U0001F3F3\uFE0F\u200D\U0001F308") ==
+        "\U0001F3F3\uFE0F\u200D\U0001F308");  // rainbow flag
+  // inside a word (Indic scripts use it) the word stays whole
+  CHECK(tok("\u0915\u094D\u200D\u0937 x") == "\u0915\u094D\u200D\u0937|x");
 }
 
 TEST_CASE("bidirectional controls separate and never become tokens (they would reverse the text)") {

@@ -15,11 +15,16 @@ const mod = core.module;
 function randomMatrix(rows, cols, seed) {
   let s = (seed * 2654435761) >>> 0 || 1;
   const u = () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
     return (s + 0.5) / 4294967296;
   };
   const data = new Float32Array(rows * cols);
-  for (let i = 0; i < data.length; i++) data[i] = Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+  for (let i = 0; i < data.length; i++)
+    data[i] = Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
   return { rows, cols, data };
 }
 
@@ -31,17 +36,23 @@ function product(A, B, transposeB, which) {
 
 // float64 C and the error scale sum_t |a_t b_t| per element
 function reference(A, B, transposeB) {
-  const m = A.rows, k = A.cols, n = transposeB ? B.rows : B.cols;
+  const m = A.rows,
+    k = A.cols,
+    n = transposeB ? B.rows : B.cols;
   const b = (t, j) => (transposeB ? B.data[j * B.cols + t] : B.data[t * B.cols + j]);
-  const C = new Float64Array(m * n), scale = new Float64Array(m * n);
+  const C = new Float64Array(m * n),
+    scale = new Float64Array(m * n);
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
-      let s = 0, a = 0;
+      let s = 0,
+        a = 0;
       for (let t = 0; t < k; t++) {
         const p = A.data[i * k + t] * b(t, j);
-        s += p; a += Math.abs(p);
+        s += p;
+        a += Math.abs(p);
       }
-      C[i * n + j] = s; scale[i * n + j] = a;
+      C[i * n + j] = s;
+      scale[i * n + j] = a;
     }
   }
   return { C, scale, m, n };
@@ -66,7 +77,8 @@ test('this build uses the SIMD128 kernel', () => {
 });
 
 test('SIMD128 products match Eigen, the portable path (bit for bit) and float64 on ragged shapes', () => {
-  let seed = 1, shapes = 0;
+  let seed = 1,
+    shapes = 0;
   for (const m of dims) {
     for (const k of [1, 3, 8, 13, 64, 77]) {
       for (const n of dims) {
@@ -79,7 +91,11 @@ test('SIMD128 products match Eigen, the portable path (bit for bit) and float64 
           const want = reference(A, B, transposeB);
           assertClose(`${name} SIMD128 vs float64`, fast, want, 1e-5);
           assertClose(`${name} Eigen vs float64`, product(A, B, transposeB, 'eigen'), want, 1e-5);
-          assert.deepEqual(fast.data, product(A, B, transposeB, 'portable').data, `${name} SIMD128 vs portable`);
+          assert.deepEqual(
+            fast.data,
+            product(A, B, transposeB, 'portable').data,
+            `${name} SIMD128 vs portable`,
+          );
           shapes++;
         }
       }
@@ -89,7 +105,13 @@ test('SIMD128 products match Eigen, the portable path (bit for bit) and float64 
 });
 
 test('SIMD128 products at attention sizes, across column blocks', () => {
-  for (const [m, k, n] of [[64, 768, 64], [37, 768, 70], [9, 1025, 131], [70, 5, 300], [128, 256, 256]]) {
+  for (const [m, k, n] of [
+    [64, 768, 64],
+    [37, 768, 70],
+    [9, 1025, 131],
+    [70, 5, 300],
+    [128, 256, 256],
+  ]) {
     for (const transposeB of [false, true]) {
       const A = randomMatrix(m, k, m + k);
       const B = transposeB ? randomMatrix(n, k, n) : randomMatrix(k, n, n);

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCoreNode, CoreError } from '../../web/core.js';
+import { loadCoreNode, Core, CoreError } from '../../web/core.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const core = await loadCoreNode(path.join(root, 'web/wasm'));
@@ -19,6 +19,10 @@ function native(args) {
 // JSON rows (null = -inf) against {rows, cols, data}
 function assertClose(name, rows, m, tol) {
   assert.equal(m.rows, rows.length, `${name} rows`);
+  // a dot product's rounding error scales with the size of its terms, not of its sum: a score
+  // near 0 made of terms near 20 carries their error. So the scale is the matrix's largest entry.
+  let big = 1;
+  for (const r of rows) for (const v of r) if (v !== null) big = Math.max(big, Math.abs(v));
   for (let r = 0; r < m.rows; r++) {
     assert.equal(rows[r].length, m.cols, `${name} cols`);
     for (let c = 0; c < m.cols; c++) {
@@ -27,8 +31,10 @@ function assertClose(name, rows, m, tol) {
       if (want === null) {
         assert.equal(got, -Infinity, `${name}[${r}][${c}] should be masked`);
       } else {
-        assert.ok(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)),
-          `${name}[${r}][${c}]: wasm ${got} vs reference ${want}`);
+        assert.ok(
+          Math.abs(got - want) <= tol * big,
+          `${name}[${r}][${c}]: wasm ${got} vs reference ${want}`,
+        );
       }
     }
   }
@@ -36,10 +42,22 @@ function assertClose(name, rows, m, tol) {
 
 function assertTraceClose(ref, trace, tol) {
   assertClose('X', ref.X, trace.X, tol);
-  assert.equal(trace.head.length, ref.heads.length);
+  assert.equal(trace.heads.length, ref.heads.length);
   ref.heads.forEach((h, i) => {
-    for (const k of ['W_Q', 'W_K', 'W_V', 'Q', 'K', 'V', 'scores', 'scaled', 'masked', 'weights', 'output']) {
-      assertClose(`head ${i} ${k}`, h[k], trace.head[i][k], tol);
+    for (const k of [
+      'W_Q',
+      'W_K',
+      'W_V',
+      'Q',
+      'K',
+      'V',
+      'scores',
+      'scaled',
+      'masked',
+      'weights',
+      'output',
+    ]) {
+      assertClose(`head ${i} ${k}`, h[k], trace.heads[i][k], tol);
     }
   });
   assertClose('concat', ref.concat, trace.concat, tol);
@@ -51,25 +69,53 @@ const R = ['--model', 'random'];
 const cases = [
   { text: '小猫吃鱼，它很开心', args: [], settings: {} },
   { text: '小猫吃鱼，它很开心', args: R, settings: { model: 'random' } },
-  { text: '我爱你', args: [...R, '--seed', '7', '--d-model', '16', '--heads', '4'], settings: { model: 'random', seed: '7', dModel: 16, heads: 4 } },
-  { text: 'The animal didn\'t cross the street because it was too tired.', args: ['--causal', '--temperature', '0.5'], settings: { causal: true, temperature: 0.5 } },
-  { text: '苹果很好吃 apples 🍎!', args: [...R, '--no-scale', '--tie-qk', '--no-positions', '--d-model', '12', '--heads', '3'], settings: { model: 'random', scale: false, tieQK: true, positions: false, dModel: 12, heads: 3 } },
-  { text: '苹果很好吃 zorkle 🍎!', args: ['--no-scale', '--tie-qk', '--no-positions'], settings: { scale: false, tieQK: true, positions: false } },
-  { text: 'a b c d e', args: [...R, '--d-model', '10', '--heads', '3', '--d-k', '5', '--seed', '18446744073709551615'], settings: { model: 'random', dModel: 10, heads: 3, dK: 5, seed: '18446744073709551615' } },
+  {
+    text: '我爱你',
+    args: [...R, '--seed', '7', '--d-model', '16', '--heads', '4'],
+    settings: { model: 'random', seed: '7', d_model: 16, heads: 4 },
+  },
+  {
+    text: "The animal didn't cross the street because it was too tired.",
+    args: ['--causal', '--temperature', '0.5'],
+    settings: { causal: true, temperature: 0.5 },
+  },
+  {
+    text: '苹果很好吃 apples 🍎!',
+    args: [...R, '--no-scale', '--tie-qk', '--no-positions', '--d-model', '12', '--heads', '3'],
+    settings: {
+      model: 'random',
+      scale: false,
+      tie_qk: true,
+      positions: false,
+      d_model: 12,
+      heads: 3,
+    },
+  },
+  {
+    text: '苹果很好吃 zorkle 🍎!',
+    args: ['--no-scale', '--tie-qk', '--no-positions'],
+    settings: { scale: false, tie_qk: true, positions: false },
+  },
+  {
+    text: 'a b c d e',
+    args: [...R, '--d-model', '10', '--heads', '3', '--d-k', '5', '--seed', '18446744073709551615'],
+    settings: { model: 'random', d_model: 10, heads: 3, d_k: 5, seed: '18446744073709551615' },
+  },
 ];
 
-// Relative 1e-5, not 1e-6: under WebAssembly the matrix products run on the SIMD128 kernel
-// (src/core/gemm.cpp), which sums each dot product in k order, while native Eigen sums in its own
-// vectorised order. Measured on these cases, each side is within 9e-7 of a float64 forward pass,
-// in opposite directions, so they differ by up to 1.3e-6 (case 'a b c d e'); 1e-5 leaves room
-// for that and still catches any real mistake (a wrong element is off by O(1)).
+// 1e-5 of each matrix's largest entry, not 1e-6: under WebAssembly the matrix products run on the
+// SIMD128 kernel (src/core/gemm.cpp), which sums each dot product in k order, while native Eigen
+// sums in its own vectorised order. Through the trained model's two layers (LayerNorm between)
+// the two differ by up to 8.4e-7 of the matrix's largest entry on these cases (1.3e-5 of a score
+// of 0.74 whose terms are near 20); 1e-5 leaves room for that and still catches any real mistake
+// (a wrong element is off by O(1)).
 for (const c of cases) {
   test(`trace matches the native CLI to 1e-5: ${c.text} ${c.args.join(' ')}`, () => {
     const ref = native(['trace', c.text, ...c.args]);
     const got = core.trace(c.text, c.settings);
-    assert.deepEqual(got.tokens.map((t) => t.text), ref.tokens);
-    assertTraceClose(ref, got.trace, 1e-5);
-    for (const h of got.trace.head) {
+    assert.deepEqual(got.tokens, ref.tokens);
+    assertTraceClose(ref, got, 1e-5);
+    for (const h of got.heads) {
       for (let r = 0; r < h.weights.rows; r++) {
         let s = 0;
         for (let j = 0; j < h.weights.cols; j++) s += h.weights.data[r * h.weights.cols + j];
@@ -79,35 +125,126 @@ for (const c of cases) {
   });
 }
 
-test('attend matches NumPy fixtures to 1e-5', (t) => {
-  const file = path.join(root, 'tests/fixtures/attention_v1.json');
-  if (!fs.existsSync(file)) {
-    t.skip('no fixtures yet');
-    return;
+// The field tree of a value: a matrix (JSON rows, or {rows, cols, data}) is 'matrix', a list of
+// numbers 'row'; objects list their keys. The two borders must agree on it exactly.
+function fields(v) {
+  const isMatrix = (x) => Array.isArray(x) && x.length > 0 && Array.isArray(x[0]);
+  if (isMatrix(v) || (v && typeof v === 'object' && v.data instanceof Float32Array))
+    return 'matrix';
+  if (
+    v instanceof Float32Array ||
+    (Array.isArray(v) && v.length > 0 && v.every((x) => x === null || typeof x === 'number'))
+  )
+    return 'row';
+  if (Array.isArray(v)) return v.map(fields);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, fields(v[k])]),
+    );
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
+    ? 'scalar'
+    : String(v);
+}
+
+test('the module and the CLI write the same fields under the same names (src/core/schema.hpp)', () => {
+  for (const c of [cases[0], cases[2], cases[4]]) {
+    const ref = native(['trace', c.text, ...c.args]);
+    const { ok, ...got } = core.trace(c.text, c.settings);
+    assert.equal(ok, true);
+    assert.deepEqual(fields(got), fields(ref), `${c.text} ${c.args.join(' ')}`);
+    // scalars agree too; the 64-bit seed is a decimal string in JS
+    assert.deepEqual(
+      { ...got.config, seed: BigInt(got.config.seed) },
+      { ...ref.config, seed: BigInt(ref.config.seed) },
+    );
+    assert.deepEqual(got.token_details, ref.token_details);
   }
-  const fx = JSON.parse(fs.readFileSync(file, 'utf8'));
-  assert.equal(fx.format_version, 1);
-  const asMat = (rows) => rows && { rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat()) };
-  let checked = 0;
-  for (const c of fx.cases) {
-    const inp = c.input || c.inputs || c;
-    const got = core.attend({
-      X: asMat(inp.X), W_Q: asMat(inp.W_Q), W_K: asMat(inp.W_K), W_V: asMat(inp.W_V), W_O: asMat(inp.W_O),
-      heads: inp.heads ?? 1, causal: inp.causal ?? false, scale: inp.scale ?? true, temperature: inp.temperature ?? 1,
-    });
-    const exp = c.expected || c.output || c.reference;
-    assert.ok(exp, 'fixture case has expected values');
-    for (const [i, h] of (exp.heads || []).entries()) {
-      assertClose(`${c.name} head ${i} weights`, h.weights, got.trace.head[i].weights, 1e-5);
-      assertClose(`${c.name} head ${i} output`, h.output, got.trace.head[i].output, 1e-5);
-    }
-    assertClose(`${c.name} output`, exp.output, got.trace.output, 1e-5);
-    checked++;
-  }
-  assert.ok(checked >= 5, `checked ${checked} fixture cases`);
+  const model = core.trace('小猫吃鱼，它很开心');
+  assert.ok(model.model && model.guesses, 'the default model adds model and guesses');
+  const { ok, ...tokGot } = core.tokenize('小猫 3.14');
+  assert.equal(ok, true);
+  assert.deepEqual(tokGot, native(['tokenize', '小猫 3.14']));
 });
 
-test('softmax steps: the true values for the seed article\'s scores 3.2, 1.8, 0.4', () => {
+test('defaults and limits have one home, the core: the generated facts, core.js and the URL table agree with it', async () => {
+  const { DEFAULTS, LIMITS } = await import('../../web/wasm/core-facts.mjs');
+  const { DEFAULT_SETTINGS, MODELS, MAX_SEED } = await import('../../web/core.js');
+  const { TABLE, defaults } = await import('../../web/state.js');
+  const stale = 'web/wasm/core-facts.mjs is stale: run scripts/build wasm';
+  assert.deepEqual(DEFAULTS, JSON.parse(JSON.stringify(core.module.defaults())), stale);
+  assert.deepEqual(LIMITS, JSON.parse(JSON.stringify(core.module.limits())), stale);
+  assert.equal(DEFAULT_SETTINGS, DEFAULTS);
+  assert.deepEqual(MODELS, ['default', 'random', 'numpy', 'custom']);
+  assert.equal(DEFAULTS.model, 'default');
+  assert.equal(MAX_SEED, 2n ** 64n - 1n);
+  // the CLI's defaults are the same Settings
+  const cli = native(['trace', 'a b', '--model', 'random']).config;
+  for (const k of ['d_model', 'heads', 'causal', 'scale', 'temperature', 'tie_qk', 'positions']) {
+    assert.equal(cli[k], DEFAULTS[k], k);
+  }
+  assert.equal(cli.max_tokens, DEFAULTS.max_tokens);
+  assert.equal(String(cli.seed), DEFAULTS.seed);
+  // the URL table starts from the core's defaults and stays within its limits
+  const state = defaults();
+  for (const e of TABLE.filter((x) => x.core)) {
+    assert.equal(state[e.name], DEFAULTS[e.core], e.name);
+    if (e.max !== undefined && e.core === 'heads') assert.ok(e.max <= LIMITS.maxHeads);
+    if (e.max !== undefined && e.core === 'd_model') assert.ok(e.max <= LIMITS.maxDModel);
+  }
+  assert.equal(TABLE.find((e) => e.name === 'max').max, LIMITS.maxTokens);
+  // one seed rule, the core's: the module and the CLI refuse the same seeds
+  for (const bad of ['-1', '18446744073709551616', '1e3', '', '123456789012345678901', ' 4']) {
+    assert.throws(
+      () => core.trace('x', { model: 'random', seed: bad }),
+      (e) => e.code === 'bad_seed',
+      bad,
+    );
+    assert.throws(() => native(['trace', 'x', '--model', 'random', '--seed', bad]), bad);
+  }
+  assert.equal(
+    core.trace('x', { model: 'random', seed: '18446744073709551615' }).config.seed,
+    '18446744073709551615',
+  );
+});
+
+test('attend matches NumPy fixtures to 1e-5', () => {
+  // the fixture is committed (scripts/gen_fixtures writes it): missing or reshaped, this fails
+  const fx = JSON.parse(
+    fs.readFileSync(path.join(root, 'tests/fixtures/attention_v1.json'), 'utf8'),
+  );
+  assert.equal(fx.format_version, 1);
+  const asMat = (rows) => ({
+    rows: rows.length,
+    cols: rows[0].length,
+    data: Float32Array.from(rows.flat()),
+  });
+  assert.ok(fx.cases.length >= 5, `${fx.cases.length} fixture cases`);
+  for (const { name, inputs: inp, expected: exp } of fx.cases) {
+    const got = core.attend({
+      X: asMat(inp.X),
+      W_Q: asMat(inp.W_Q),
+      W_K: asMat(inp.W_K),
+      W_V: asMat(inp.W_V),
+      W_O: inp.W_O ? asMat(inp.W_O) : undefined,
+      heads: inp.heads,
+      causal: inp.causal,
+      scale: inp.scale,
+      temperature: inp.temperature,
+    });
+    assert.equal(exp.heads.length, inp.heads, `${name}: one expected entry per head`);
+    exp.heads.forEach((h, i) => {
+      for (const m of ['Q', 'K', 'V', 'scores', 'scaled', 'masked', 'weights', 'output']) {
+        assertClose(`${name} head ${i} ${m}`, h[m], got.heads[i][m], 1e-5);
+      }
+    });
+    assertClose(`${name} concat`, exp.concat, got.concat, 1e-5);
+    assertClose(`${name} output`, exp.output, got.output, 1e-5);
+  }
+});
+
+test("softmax steps: the true values for the seed article's scores 3.2, 1.8, 0.4", () => {
   const s = core.softmaxSteps([3.2, 1.8, 0.4]);
   const e = [3.2, 1.8, 0.4].map((x) => Math.exp(x - 3.2));
   const sum = e.reduce((a, b) => a + b, 0);
@@ -126,95 +263,264 @@ test('errors come back as CoreError codes, and the module keeps working', () => 
     [() => core.trace('x', { model: 'random', heads: 3 }), 'heads_divide'],
     [() => core.trace('x', { heads: 0 }), 'bad_setting'],
     [() => core.trace('x', { heads: NaN }), 'bad_setting'],
-    [() => core.trace('x', { dModel: 'abc' }), 'bad_setting'],
+    [() => core.trace('x', { d_model: 'abc' }), 'bad_setting'],
     [() => core.trace('x', { temperature: 0 }), 'bad_setting'],
     [() => core.trace('x', { seed: '-1' }), 'bad_seed'],
     [() => core.trace('x', { seed: '18446744073709551616' }), 'bad_seed'],
     [() => core.trace('word '.repeat(65)), 'too_many_tokens'],
     [() => core.trace('x'.repeat(200000)), 'text_too_long'],
-    [() => core.attend({ X: { rows: 2, cols: 2, data: [1, 2, 3, 4] }, W_Q: { rows: 3, cols: 2, data: [1, 2, 3, 4, 5, 6] }, W_K: { rows: 2, cols: 2, data: [1, 2, 3, 4] }, W_V: { rows: 2, cols: 2, data: [1, 2, 3, 4] } }), 'shape_mismatch'],
+    [
+      () =>
+        core.attend({
+          X: { rows: 2, cols: 2, data: [1, 2, 3, 4] },
+          W_Q: { rows: 3, cols: 2, data: [1, 2, 3, 4, 5, 6] },
+          W_K: { rows: 2, cols: 2, data: [1, 2, 3, 4] },
+          W_V: { rows: 2, cols: 2, data: [1, 2, 3, 4] },
+        }),
+      'shape_mismatch',
+    ],
     [() => core.softmaxSteps([1, NaN]), 'non_finite'],
   ];
   for (const [fn, code] of bad) {
-    assert.throws(fn, (e) => e instanceof CoreError && e.code === code && e.message.length > 0, code);
+    assert.throws(
+      fn,
+      (e) => e instanceof CoreError && e.code === code && e.message.length > 0,
+      code,
+    );
   }
-  assert.equal(core.trace('word '.repeat(65), { maxTokens: 512 }).tokens.length, 65);
+  assert.equal(core.trace('word '.repeat(65), { max_tokens: 512 }).tokens.length, 65);
   assert.equal(core.trace('我爱你').tokens.length, 3);
 });
 
 test('returned arrays are JS-owned copies that survive wasm memory growth', () => {
   const a = core.trace('小猫吃鱼，它很开心');
-  const before = Array.from(a.trace.head[0].weights.data);
-  core.trace('w '.repeat(500), { maxTokens: 512, dModel: 512, heads: 8 });  // grows the heap
-  assert.deepEqual(Array.from(a.trace.head[0].weights.data), before);
-  assert.ok(a.trace.head[0].weights.data.buffer.byteLength === a.trace.head[0].weights.data.byteLength);
+  const before = Array.from(a.heads[0].weights.data);
+  core.trace('w '.repeat(500), { max_tokens: 512, d_model: 512, heads: 8 }); // grows the heap
+  assert.deepEqual(Array.from(a.heads[0].weights.data), before);
+  assert.ok(a.heads[0].weights.data.buffer.byteLength === a.heads[0].weights.data.byteLength);
 });
 
-test('the shipped model: 它 looks at 小猫 and it looks at animal, as in the CLI', () => {
+test('the shipped model: every layer, roles as data; 它 looks at 小猫 and it at animal', () => {
   const zh = core.trace('小猫吃鱼，它很开心');
   assert.equal(zh.model.name, 'default');
-  assert.equal(zh.trace.dModel, 32);
-  assert.ok(zh.model.notes.some((n) => /learned to resolve pronouns/.test(n.note)));
-  const w = zh.trace.head[0].weights;
+  assert.equal(zh.config.d_model, 32);
+  assert.ok(zh.model.layers >= 2);
+  assert.equal(zh.layers.length, zh.model.layers);
+  assert.equal(zh.model.notes.length, zh.model.layers);
+  assert.ok(zh.model.notes.flat().some((n) => n.role === 'coreference'));
+  for (const n of zh.model.notes.flat()) assert.equal(typeof n.numbers.pronoun, 'number');
+  // the top-level heads are the last layer's; the first layer reads X_0 = E + P
+  const last = zh.layers[zh.layers.length - 1];
+  assert.deepEqual(Array.from(last.heads[0].weights.data), Array.from(zh.heads[0].weights.data));
+  const x0 = zh.layers[0].input.data;
+  zh.embeddings.data.forEach((e, i) =>
+    assert.ok(Math.abs(e + zh.positions.data[i] - x0[i]) < 1e-6),
+  );
+  const w = zh.heads[0].weights;
   const row = Array.from(w.data.slice(4 * w.cols, 5 * w.cols));
   assert.equal(row.indexOf(Math.max(...row)), 0, `它's row ${row}`);
   assert.equal(zh.guesses[4].word, '小猫');
   const en = core.trace("The animal didn't cross the street because it was too tired");
-  const it = en.tokens.findIndex((t) => t.text === 'it');
-  for (const h of en.trace.head) {
-    const r = Array.from(h.weights.data.slice(it * h.weights.cols, (it + 1) * h.weights.cols));
-    assert.equal(en.tokens[r.indexOf(Math.max(...r))].text, 'animal');
-  }
+  const it = en.tokens.indexOf('it');
+  // the last layer's coreference head (its role is in the model's notes) looks at animal
+  const roles = en.model.notes[en.model.notes.length - 1].map((n) => n.role);
+  assert.ok(roles.includes('coreference'), roles.join());
+  const h = en.heads[roles.indexOf('coreference')];
+  const r = Array.from(h.weights.data.slice(it * h.weights.cols, (it + 1) * h.weights.cols));
+  assert.equal(en.tokens[r.indexOf(Math.max(...r))], 'animal');
   // unknown words are marked
-  assert.equal(core.trace('zorkle ate the fish').tokens[0].known, false);
+  assert.equal(core.trace('zorkle ate the fish').token_details[0].known, false);
+  // third-person pronouns are marked: the page follows the first one
+  assert.deepEqual(
+    core.tokenize('I saw the cat and it saw them').token_details.map((x) => x.pronoun),
+    [false, false, false, false, false, true, false, true],
+  );
 });
 
-test('one example\'s gradient: the loss pushes 它 -> 小猫 up; a custom model round-trips', () => {
+test("one example's gradient: the loss pushes 它 -> 小猫 up; a custom model round-trips", () => {
   const g = core.gradientRow('小猫吃鱼，它很开心', {}, 4, 0);
-  assert.equal(g.targetWord, '小猫');
+  assert.equal(g.target_word, '小猫');
   assert.ok(g.probability > 0.5 && g.loss > 0);
-  for (const h of g.head) {
-    assert.ok(h.dScores[0] < 0, 'negative gradient = push the score of 小猫 up');
-    assert.ok(Math.abs(h.dScores.reduce((a, b) => a + b, 0)) < 1e-5);
+  for (const h of g.heads) {
+    assert.ok(h.d_scores[0] < 0, 'negative gradient = push the score of 小猫 up');
+    assert.ok(Math.abs(h.d_scores.reduce((a, b) => a + b, 0)) < 1e-5);
   }
-  assert.throws(() => core.gradientRow('小猫吃鱼', { model: 'random' }, 0, 0), (e) => e.code === 'needs_trained_model');
-  assert.throws(() => core.trace('x', { model: 'custom' }), (e) => e.code === 'no_custom_model');
-  assert.throws(() => core.setCustomModel(new Uint8Array([1, 2, 3])), (e) => e.code === 'model_bad_magic');
+  assert.throws(
+    () => core.gradientRow('小猫吃鱼', { model: 'random' }, 0, 0),
+    (e) => e.code === 'needs_trained_model',
+  );
+  assert.throws(
+    () => core.trace('x', { model: 'custom' }),
+    (e) => e.code === 'no_custom_model',
+  );
+  assert.throws(
+    () => core.setCustomModel(new Uint8Array([1, 2, 3])),
+    (e) => e.code === 'model_bad_magic',
+  );
   const bytes = core.defaultModelBytes();
   assert.equal(core.setCustomModel(bytes).model.name, 'custom');
-  const a = core.trace('我爱你', { model: 'custom' }).trace.head[0].weights.data;
-  const b = core.trace('我爱你').trace.head[0].weights.data;
+  const a = core.trace('我爱你', { model: 'custom' }).heads[0].weights.data;
+  const b = core.trace('我爱你').heads[0].weights.data;
   assert.deepEqual(Array.from(a), Array.from(b));
-  assert.throws(() => core.trace('x', { model: 'gpt' }), (e) => e.code === 'bad_setting');
+  assert.throws(
+    () => core.trace('x', { model: 'gpt' }),
+    (e) => e.code === 'bad_setting',
+  );
 });
 
-test('training in the module (what the page\'s worker runs) lowers the loss', async () => {
+test("training in the module (what the page's worker runs) lowers the loss", async () => {
   const { loadCoreNode: load } = await import('../../web/core.js');
   const tc = await load(path.join(root, 'web/wasm'), 'attention-train');
-  const corpus = fs.readFileSync(path.join(root, 'src/data/corpus/train.tsv'), 'utf8').split('\n').slice(0, 600).join('\n');
-  const m = tc.module;
-  const start = m.trainerStart(corpus, { seed: 1, steps: 200, batch: 16 });
+  const corpus = fs
+    .readFileSync(path.join(root, 'src/data/corpus/train.tsv'), 'utf8')
+    .split('\n')
+    .slice(0, 600)
+    .join('\n');
+  const m = new tc.module.Trainer();
+  assert.equal(m.step(1).error.code, 'no_trainer');
+  const start = m.start(corpus, { seed: 1, steps: 200, batch: 16 });
   assert.ok(start.ok, JSON.stringify(start.error));
-  const first = m.trainerStep(20);
+  const first = m.step(20);
   let last = first;
-  for (let i = 0; i < 9; i++) last = m.trainerStep(20);
+  for (let i = 0; i < 9; i++) last = m.step(20);
   assert.equal(last.step, 200);
   assert.ok(last.loss < first.loss, `loss ${first.loss} -> ${last.loss}`);
-  const bytes = m.trainerModelBytes();
+  assert.ok(last.learning_rate > 0);
+  const bytes = m.modelBytes();
   assert.ok(bytes.ok && bytes.bytes.length > 1000);
   assert.equal(tc.setCustomModel(bytes.bytes).model.name, 'custom');
-  assert.equal(m.trainerStep(0).ok, false);
+  assert.equal(m.step(0).ok, false);
+  m.delete();
+  tc.close();
+});
+
+test('each Core has its own session: custom models and random-weight caches do not leak across', async () => {
+  const module = core.module;
+  const a = new Core(module);
+  const b = new Core(module);
+  try {
+    const bytes = a.defaultModelBytes();
+    assert.equal(a.hasCustomModel(), false);
+    a.setCustomModel(bytes);
+    assert.equal(a.hasCustomModel(), true);
+    assert.equal(b.hasCustomModel(), false);
+    assert.throws(
+      () => b.trace('我爱你', { model: 'custom' }),
+      (e) => e.code === 'no_custom_model',
+    );
+    assert.deepEqual(
+      a.trace('我爱你', { model: 'custom' }).heads[0].weights.data,
+      a.trace('我爱你').heads[0].weights.data,
+    );
+    // b's random settings do not redraw a's weights
+    const s5 = { model: 'random', seed: '5' };
+    const before = a.trace('the cat', s5).output.data;
+    b.trace('the cat', { model: 'random', seed: '6', heads: 4 });
+    assert.deepEqual(a.trace('the cat', s5).output.data, before);
+  } finally {
+    a.close();
+    b.close();
+  }
+  assert.throws(
+    () => a.trace('x'),
+    (e) => e.code === 'closed',
+  );
+  a.close(); // twice is fine
+});
+
+test('closing sessions frees their memory: 100 sessions with random weights leave the heap flat', async () => {
+  const tc = await loadCoreNode(path.join(root, 'web/wasm'), 'attention-train');
+  const big = { model: 'random', d_model: 128, heads: 4, d_k: 32 }; // 4 x 128 x 128 floats: 256 KiB
+  const open = () => {
+    const c = new Core(tc.module);
+    c.trace('a b c', big);
+    return c;
+  };
+  open().close();
+  const before = tc.module.heapStats().inUse;
+  for (let i = 0; i < 100; i++) open().close();
+  const after = tc.module.heapStats().inUse;
+  assert.ok(after - before < 64 * 1024, `heap in use grew by ${after - before} bytes`);
+  tc.close();
 });
 
 test('random weights drawn once per settings: changing and restoring a setting gives the same trace as a fresh module', async () => {
   const fresh = await loadCoreNode(path.join(root, 'web/wasm'));
   const text = 'the cat sat on the mat';
-  const base = { model: 'random', heads: 2, dModel: 8, seed: '5' };
-  const variants = [base, { ...base, seed: '6' }, { ...base, heads: 4 }, { ...base, tieQK: true }, { ...base, dK: 3 }, base];
-  const outputs = variants.map((s) => core.trace(text, s).trace.output.data);
+  const base = { model: 'random', heads: 2, d_model: 8, seed: '5' };
+  const variants = [
+    base,
+    { ...base, seed: '6' },
+    { ...base, heads: 4 },
+    { ...base, tie_qk: true },
+    { ...base, d_k: 3 },
+    base,
+  ];
+  const outputs = variants.map((s) => core.trace(text, s).output.data);
   for (const [i, s] of variants.entries()) {
-    assert.deepEqual(outputs[i], fresh.trace(text, s).trace.output.data, `variant ${i} (${JSON.stringify(s)})`);
+    assert.deepEqual(
+      outputs[i],
+      fresh.trace(text, s).output.data,
+      `variant ${i} (${JSON.stringify(s)})`,
+    );
   }
   assert.notDeepEqual(outputs[0], outputs[1], 'another seed, other weights');
   assert.deepEqual(outputs[0], outputs[5], 'back to the first settings');
+});
+
+test('the √d_k experiment: statistics and histograms agree with NumPy on the same samples', () => {
+  const { scaleDemoDks, referenceShapes } = core.explainFacts();
+  assert.deepEqual(scaleDemoDks, [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]);
+  assert.deepEqual(
+    referenceShapes.map((s) => [s.name, s.heads, s.dK, s.dModel]),
+    [
+      ['BERT-base', 12, 64, 768],
+      ['GPT-3', 96, 128, 12288],
+    ],
+  );
+  const runs = [2, 64, 1024].map((dk) => core.scaleDemo(dk, 7, 64, '42', 21));
+  const py = `
+import json, sys, numpy as np
+out = []
+for r in json.load(sys.stdin):
+    d = np.array(r['dots'], dtype=np.float64)
+    rows = d.reshape(r['rows'], r['keys'])
+    def top(x):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return float((e / e.sum(axis=1, keepdims=True)).max(axis=1).mean())
+    rng = float(np.abs(d).max())
+    out.append({'mean': float(d.mean()), 'spread': float(d.std()), 'spreadScaled': float((d / np.sqrt(r['dK'])).std()),
+                'topRaw': top(rows), 'topScaled': top(rows / np.sqrt(r['dK'])), 'range': rng,
+                'histRaw': np.histogram(d, bins=21, range=(-rng, rng))[0].tolist(),
+                'histScaled': np.histogram((np.array(r['dots'], dtype=np.float32) / np.float32(np.sqrt(r['dK']))).astype(np.float64), bins=21, range=(-rng, rng))[0].tolist()})
+print(json.dumps(out))`;
+  const input = JSON.stringify(
+    runs.map((r) => ({ dots: [...r.dots], rows: r.rows, keys: r.keys, dK: r.dK })),
+  );
+  const ref = JSON.parse(execFileSync('/usr/bin/python3', ['-c', py], { input, encoding: 'utf8' }));
+  runs.forEach((r, i) => {
+    const want = ref[i];
+    assert.equal(r.dots.length, 7 * 64);
+    for (const k of ['mean', 'spread', 'spreadScaled', 'topRaw', 'topScaled', 'range']) {
+      assert.ok(
+        Math.abs(r[k] - want[k]) <= 1e-4 * Math.max(1, Math.abs(want[k])),
+        `d_k ${r.dK} ${k}: ${r[k]} vs NumPy ${want[k]}`,
+      );
+    }
+    assert.deepEqual(r.histRaw, want.histRaw, `d_k ${r.dK} raw histogram`);
+    assert.deepEqual(r.histScaled, want.histScaled, `d_k ${r.dK} scaled histogram`);
+  });
+  // the point of the experiment, on these samples: the spread grows with d_k, scaling keeps it
+  assert.ok(runs[2].spread > 10 * runs[0].spread);
+  assert.ok(Math.abs(runs[2].spreadScaled - 1) < 0.15);
+  assert.ok(runs[2].topRaw > 0.95 && runs[2].topScaled < 0.8);
+  assert.throws(() => core.scaleDemo(0, 7, 64), CoreError);
+  assert.throws(
+    () => core.scaleDemo(64, 7, 64, 'x'),
+    (e) => e.code === 'bad_seed',
+  );
+  assert.throws(
+    () => core.scaleDemo(4096, 512, 128),
+    (e) => e.code === 'bad_setting',
+  );
 });

@@ -1,32 +1,37 @@
 // element.js: <attention-playground>, the custom element (the entry of the embed bundle). Each
 // element has its own shadow root (host-page CSS cannot reach in, ids never clash), its own copy of
-// the page's markup and its own state; the WebAssembly core is shared, since it keeps nothing
-// between calls. Attributes mirror the URL keys (`sentence` for s). Needs the bundler's AP_SHELL
-// (index.html's markup) and AP_CSS (the page's styles): it does not work unbundled.
-import { loadCore } from '../core.js';
+// the page's markup, its own state and its own core session (custom model, caches); the
+// WebAssembly module under the sessions is loaded once and shared. Removing an element frees its
+// session; moving it (removed and inserted again in one task) keeps everything. Attributes mirror
+// the URL keys (`sentence` for s); events: ready, stepchange, change, error. Needs the bundler's AP_SHELL
+// (index.html's markup), AP_CSS (the page's styles) and AP_TRAIN_BASE (where the hosted page's
+// train-worker.js and wasm/ are, relative to this script): it does not work unbundled.
+import { loadModule, CoreError } from '../core.js';
 import { translatorFor } from '../strings.js';
 import { mountPlayground } from '../playground.js';
 import { TABLE } from '../state.js';
+import { shadowShell, memo } from './shell.js';
+import { unsupportedMessage, bootFailedMessage } from '../support.js';
 
-/* global AP_SHELL, AP_CSS */
+/* global AP_TRAIN_BASE */
 const KEYS = TABLE.filter((e) => e.name !== 'parent');
 const ATTR_OF = (name) => (name === 's' ? 'sentence' : name);
 const ENTRY_OF = Object.fromEntries(KEYS.map((e) => [ATTR_OF(e.name), e]));
-// captured while the script runs (document.currentScript is null later)
-const SCRIPT_URL = (document.currentScript && document.currentScript.src) || location.href;
+// This script's URL, captured while it runs: a classic script (the bundle with the WebAssembly
+// inline) names itself in document.currentScript, which is null later and in an ES module; the ES
+// module build (lib/element.js) has import.meta.url, which the classic bundle leaves empty.
+const SCRIPT_URL =
+  /** @type {HTMLScriptElement | null} */ (document.currentScript)?.src ||
+  import.meta.url ||
+  location.href;
 
-// One core and one style sheet for every element on the page, made on first use.
-const sharedCore = memo(() => loadCore({ base: new URL('./', SCRIPT_URL).href }));
-const sharedSheet = memo(() => {
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync(AP_CSS);   // adopted sheets are not inline styles: a strict CSP allows them
-  return sheet;
-});
+// The hosted page this script belongs to (AP_TRAIN_BASE: dist/site/ from dist/embed/, the site
+// itself from dist/site/embed/ and dist/site/lib/): its share links, licence links and training.
+const SITE_URL = new URL(AP_TRAIN_BASE, SCRIPT_URL).href;
 
-function memo(make) {
-  let value = null;
-  return () => (value ??= make());
-}
+// One module for every element on the page, made on first use (each element makes its own session
+// over it). The classic bundle has it inline; the ES module build loads the site's wasm/.
+const sharedModule = memo(() => loadModule({ base: new URL('wasm/', SITE_URL).href }));
 
 // attribute value -> URL value (a bare boolean attribute means on)
 function urlValue(entry, v) {
@@ -34,43 +39,67 @@ function urlValue(entry, v) {
 }
 
 export class AttentionPlayground extends HTMLElement {
-  static get observedAttributes() { return Object.keys(ENTRY_OF); }
+  static get observedAttributes() {
+    return Object.keys(ENTRY_OF);
+  }
 
   constructor() {
     super();
     this.app = null;
     this.mounting = null;
+    this.generation = 0; // bumped by unmount(): a mount still loading then throws its App away
   }
 
   connectedCallback() {
     if (this.mounting) return;
-    const root = this.attachShadow({ mode: 'open' });
-    root.adoptedStyleSheets = [sharedSheet()];
-    const shell = document.createElement('div');
-    shell.id = 'ap';
-    shell.className = 'ap-body';
-    shell.innerHTML = AP_SHELL;   // our own static markup (index.html's body), never user text
-    root.append(shell);
-    this.mounting = this.mount(root).catch((e) => {
-      const box = root.getElementById('boot-error');
-      box.hidden = false;
-      box.textContent = `${box.dataset.prefix || 'The playground could not start:'} ${e && e.message ? e.message : e}`;
-      throw e;
-    });
-  }
-
-  async mount(root) {
+    const root = shadowShell(this);
     const params = new URLSearchParams();
     for (const [attr, entry] of Object.entries(ENTRY_OF)) {
       if (this.hasAttribute(attr)) params.set(entry.name, urlValue(entry, this.getAttribute(attr)));
     }
-    const pageUrl = this.getAttribute('page-url') || new URL('../', SCRIPT_URL).href;
-    this.app = await mountPlayground(root, {
-      core: await sharedCore(), translatorFor, host: this, search: params.toString(),
-      languages: navigator.languages, url: false, keyTarget: root,
-      pageUrl, embedScriptUrl: SCRIPT_URL,
-      onEvent: (type, detail) => this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true })),
+    this.mounting = this.mount(root, params, this.generation).catch(async (e) => {
+      const message = e && e.message ? e.message : String(e);
+      const code = (e && e.code) || 'boot_failed';
+      this.fire('error', { code, message });
+      const box = root.getElementById('boot-error');
+      if (!box) throw e;
+      box.hidden = false;
+      box.textContent =
+        code === 'unsupported'
+          ? message
+          : await bootFailedMessage(message, params.toString(), translatorFor);
+      throw e;
     });
+  }
+
+  async mount(root, params, generation) {
+    const unsupported = await unsupportedMessage('element', params.toString(), translatorFor);
+    if (unsupported) throw new CoreError('unsupported', unsupported);
+    const pageUrl = this.getAttribute('page-url') || SITE_URL;
+    const module = await sharedModule();
+    if (generation !== this.generation) return; // removed while the module loaded
+    const app = await mountPlayground(root, {
+      module,
+      translatorFor,
+      host: this,
+      search: params.toString(),
+      languages: navigator.languages,
+      url: false,
+      keyTarget: root,
+      pageUrl,
+      embedScriptUrl: SCRIPT_URL,
+      training: { base: SITE_URL },
+      onEvent: (type, detail) => this.fire(type, detail),
+    });
+    if (generation === this.generation) this.app = app;
+    else app.destroy(); // removed while it mounted
+  }
+
+  // Events come out of the element and bubble, all but `error`: an `error` reaching window would
+  // look like a script error to the host page's error handlers.
+  fire(type, detail) {
+    const bubbles = type !== 'error';
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles, composed: bubbles }));
   }
 
   attributeChangedCallback(attr, old, value) {
@@ -79,14 +108,57 @@ export class AttentionPlayground extends HTMLElement {
     this.app.setOptions({ [entry.name]: value == null ? entry.def : urlValue(entry, value) });
   }
 
+  // Removed for good (still out of the document once the current task's microtasks run): free the
+  // session and the markup. A move re-inserts the element before that, and keeps its state.
   disconnectedCallback() {
-    // kept alive: moving an element in the DOM must not lose its state
+    queueMicrotask(() => {
+      if (!this.isConnected) this.unmount();
+    });
   }
 
-  setSentence(s) { this.app && this.app.setSentence(s); }
-  goToStep(step) { this.app && this.app.goToStep(step); }
-  setOptions(o) { this.app && this.app.setOptions(o); }
-  get ready() { return this.mounting || Promise.resolve(); }
+  unmount() {
+    this.generation++;
+    this.app?.destroy();
+    this.app = null;
+    this.mounting = null;
+    this.shadowRoot.replaceChildren();
+  }
+
+  setSentence(s) {
+    this.app && this.app.setSentence(s);
+  }
+  goToStep(step) {
+    this.app && this.app.goToStep(step);
+  }
+  setOptions(o) {
+    this.app && this.app.setOptions(o);
+  }
+  get ready() {
+    return this.mounting || Promise.resolve();
+  }
+  /** What the element shows, as a copy (App.traceSnapshot): {sentence, tokens, config, heads:
+   *  [{weights}]}; null before the first trace. Read-only: there is no setter. */
+  get trace() {
+    return this.app ? this.app.traceSnapshot() : null;
+  }
 }
 
-if (!customElements.get('attention-playground')) customElements.define('attention-playground', AttentionPlayground);
+if (typeof customElements === 'undefined') {
+  // Without custom elements none of this runs: each <attention-playground> of the page says why,
+  // as its own text, in its `lang` or the browser's language.
+  const explain = () => {
+    for (const el of document.querySelectorAll('attention-playground')) {
+      const search = el.hasAttribute('lang')
+        ? `lang=${encodeURIComponent(el.getAttribute('lang'))}`
+        : '';
+      unsupportedMessage('element', search, translatorFor).then((message) => {
+        el.setAttribute('role', 'alert');
+        el.textContent = message;
+      });
+    }
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', explain);
+  else explain();
+} else if (!customElements.get('attention-playground')) {
+  customElements.define('attention-playground', AttentionPlayground);
+}

@@ -15,8 +15,8 @@ export class ArcView {
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.links = [];    // <path> per key with a weight above 0, in key order (each holds a <title>)
-    this.labels = [];   // [query <text>, key <text>] per token i; element i always stands for token i
+    this.links = []; // <path> per key with a weight above 0, in key order (each holds a <title>)
+    this.labels = []; // [query <text>, key <text>] per token i; element i always stands for token i
   }
 
   /** The parts that stay: heading, orientation line, scroll box, the svg. */
@@ -24,7 +24,7 @@ export class ArcView {
     this.heading = el('h3');
     this.orient = el('p', { class: 'orient' });
     // attributes are created in the order the full redraw used to write them, then only changed
-    this.scroll = el('div', { class: 'arcs-scroll', attrs: { role: 'group', 'aria-label': '' } });
+    this.scroll = el('div', { class: 'arcs-scroll', role: 'group', 'aria-label': '' });
     // a group, not an img: the query labels inside are buttons (one in the Tab order, arrows move)
     this.pic = svg('svg', { viewBox: '0 0 320 0', class: 'arcs', role: 'group', 'aria-label': '' });
     this.scroll.append(this.pic);
@@ -35,10 +35,26 @@ export class ArcView {
 
   /** A query label and a key label for token i; the query label follows token i when clicked. */
   addLabels(i) {
-    const left = svg('text', { x: 98, y: 0, 'text-anchor': 'end', class: 'qtok', role: 'button', tabindex: '-1' });
+    const left = svg('text', {
+      x: 88,
+      y: 0,
+      'text-anchor': 'end',
+      class: 'qtok',
+      role: 'button',
+      tabindex: '-1',
+    });
     left.addEventListener('click', () => this.ctx.actions.setFocus(i));
     left.addEventListener('keydown', (ev) => this.onKey(ev, i));
-    const right = svg('text', { x: 222, y: 0, class: 'ktok', 'data-matrix': 'weights', 'data-head': '', 'data-row': '', 'data-col': '', 'data-value': '' });
+    const right = svg('text', {
+      x: 202,
+      y: 0,
+      class: 'ktok',
+      'data-matrix': 'weights',
+      'data-head': '',
+      'data-row': '',
+      'data-col': '',
+      'data-value': '',
+    });
     this.pic.append(left, right);
     return [left, right];
   }
@@ -55,22 +71,29 @@ export class ArcView {
       return;
     }
     ev.preventDefault();
-    ev.stopPropagation();   // not the page's shortcuts (Space plays)
+    ev.stopPropagation(); // not the page's shortcuts (Space plays)
   }
 
   update({ result, state }) {
     const { t } = this.ctx;
-    const tr = result.trace;
-    const n = tr.n;
-    const h = Math.min(state.head, tr.heads - 1);
+    const tr = result;
+    const n = tr.config.n;
+    const h = Math.min(state.head, tr.config.heads - 1);
     const q = state.q;
-    const labels = result.tokens.map((x) => x.text);
+    const labels = result.tokens;
     // a very long token (a pasted URL) is cut for the picture; the heading and titles keep it whole
-    const short = labels.map((x) => (x.length > 14 && [...x].length > 14 ? `${[...x].slice(0, 13).join('')}…` : x));
-    const w = rowOf(tr.head[h].weights, q);
+    const short = labels.map((x) =>
+      x.length > 11 && [...x].length > 11 ? `${[...x].slice(0, 10).join('')}…` : x,
+    );
+    // a key label and its weight fit in the 116 units right of the links ("animal 100.0%")
+    const shortKey = labels.map((x) =>
+      x.length > 9 && [...x].length > 9 ? `${[...x].slice(0, 8).join('')}…` : x,
+    );
+    const w = rowOf(tr.heads[h].weights, q);
     const H = n * ROW + 8;
     const y = (i) => 4 + ROW * i + ROW / 2;
-    if (!this.pic || this.scroll.parentNode !== this.root || this.pic.parentNode !== this.scroll) this.build();
+    if (!this.pic || this.scroll.parentNode !== this.root || this.pic.parentNode !== this.scroll)
+      this.build();
     const pic = this.pic;
     const label = t('arcs.label', { tok: labels[q], h: h + 1 });
 
@@ -94,10 +117,11 @@ export class ArcView {
         pic.insertBefore(line, this.labels.length ? this.labels[0][0] : null);
         this.links.push(line);
       }
-      if (line.apFrom !== q || line.apTo !== j) {   // the curve depends on the two rows only
+      if (line.apFrom !== q || line.apTo !== j) {
+        // the curve depends on the two rows only
         line.apFrom = q;
         line.apTo = j;
-        attr(line, 'd', `M 104 ${y(q)} C 160 ${y(q)}, 160 ${y(j)}, 216 ${y(j)}`);
+        attr(line, 'd', `M 94 ${y(q)} C 145 ${y(q)}, 145 ${y(j)}, 196 ${y(j)}`);
       }
       // to 0.1 px and 1% opacity (finer is invisible): most links keep their attributes while typing
       attr(line, 'stroke-width', (0.5 + 16 * w[j]).toFixed(1));
@@ -109,17 +133,20 @@ export class ArcView {
 
     // labels: token i's query on the left, its key and weight on the right
     while (this.labels.length < n) this.labels.push(this.addLabels(this.labels.length));
-    for (const [left, right] of this.labels.splice(n)) { left.remove(); right.remove(); }
+    for (const [left, right] of this.labels.splice(n)) {
+      left.remove();
+      right.remove();
+    }
     for (let i = 0; i < n; i++) {
       const [left, right] = this.labels[i];
       attr(left, 'y', y(i) + 5);
       attr(left, 'class', i === q ? 'qtok focus' : 'qtok');
-      attr(left, 'tabindex', i === q ? '0' : '-1');   // the followed token's label is the Tab stop
+      attr(left, 'tabindex', i === q ? '0' : '-1'); // the followed token's label is the Tab stop
       attr(left, 'aria-pressed', i === q ? 'true' : 'false');
       attr(left, 'aria-label', t('tokens.follow', { i: i + 1, tok: labels[i] }));
       text(left, short[i]);
       attr(right, 'y', y(i) + 5);
-      text(right, `${short[i]} ${w[i] > 0 ? pct(w[i]) : '0%'}`);
+      text(right, `${shortKey[i]} ${w[i] > 0 ? pct(w[i]) : '0%'}`);
       attr(right, 'data-head', h);
       attr(right, 'data-row', q);
       attr(right, 'data-col', i);

@@ -3,25 +3,56 @@
 // current trace from its own X and weights. It formats numbers the core computed; the only maths
 // here is in the Python text it writes, for the learner to run.
 import { el, fmt } from './util.js';
+import { coreSettings } from '../state.js';
+import { weightsOf, npzBytes, npzSnippet } from './weights-out.js';
 
 // the matrix each stage shows, for the picture
 const STAGE_MATRIX = {
-  tokens: 'X', embed: 'X', project: 'Q', score: 'scores', scale: 'scaled', mask: 'masked',
-  softmax: 'weights', mix: 'head_output', heads: 'output',
+  tokens: 'X',
+  embeddings: 'X',
+  project: 'Q',
+  score: 'scores',
+  scale: 'scaled',
+  mask: 'masked',
+  softmax: 'weights',
+  mix: 'head_output',
+  heads: 'output',
 };
-const HEAD_MATRICES = ['W_Q', 'W_K', 'W_V', 'Q', 'K', 'V', 'scores', 'scaled', 'masked', 'weights', 'head_output'];
+const HEAD_MATRICES = [
+  'W_Q',
+  'W_K',
+  'W_V',
+  'Q',
+  'K',
+  'V',
+  'scores',
+  'scaled',
+  'masked',
+  'weights',
+  'head_output',
+];
 const MATRICES = ['X', ...HEAD_MATRICES, 'concat', 'W_O', 'output'];
+// matrices with a name in words (the others are their symbols in every language)
+const NAMED = ['scores', 'scaled', 'masked', 'weights', 'head_output', 'concat', 'output'];
+const matrixName = (t, m) => (NAMED.includes(m) ? t(`export.m.${m}`) : m);
+// which weights the numbers come from, for file names and the picture's caption
+const modelTag = (state) =>
+  state.model === 'random'
+    ? `seed${state.seed}`
+    : state.model === 'custom' || state.model === 'numpy'
+      ? state.model
+      : 'trained';
 
 /** {rows, cols, data} of one matrix of the trace (`head` for the per-head ones). */
 export function matrixOf(trace, name, head) {
-  if (name === 'head_output') return trace.head[head].output;
-  if (HEAD_MATRICES.includes(name)) return trace.head[head][name];
+  if (name === 'head_output') return trace.heads[head].output;
+  if (HEAD_MATRICES.includes(name)) return trace.heads[head][name];
   return trace[name];
 }
 
 // row/column labels: token texts where a side is the tokens, else d0, d1, ...
 function labels(result, name, m) {
-  const toks = result.tokens.map((x) => x.text);
+  const toks = result.tokens;
   const dims = (n, p) => Array.from({ length: n }, (_, i) => `${p}${i}`);
   const tokenRows = !name.startsWith('W_');
   const tokenCols = ['scores', 'scaled', 'masked', 'weights'].includes(name);
@@ -31,12 +62,25 @@ function labels(result, name, m) {
   };
 }
 
-const csvCell = (s) => (/[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+// A label cell (a token's text). One that begins with = + - @ or a tab/CR would be read as a
+// formula by spreadsheets (CSV injection): it gets a leading apostrophe, which they show as text.
+// Number cells are written by num9 and never pass through here.
+const csvCell = (s) => {
+  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+};
 // full float32 precision: 9 significant digits read back to the same float32
-const num9 = (v) => (v === -Infinity ? '-inf' : v === Infinity ? 'inf' : Number.isNaN(v) ? 'nan' : String(Number(v.toPrecision(9))));
+const num9 = (v) =>
+  v === -Infinity
+    ? '-inf'
+    : v === Infinity
+      ? 'inf'
+      : Number.isNaN(v)
+        ? 'nan'
+        : String(Number(v.toPrecision(9)));
 
 export function toCSV(result, name, head) {
-  const m = matrixOf(result.trace, name, head);
+  const m = matrixOf(result, name, head);
   const lab = labels(result, name, m);
   const lines = [['', ...lab.cols].map(csvCell).join(',')];
   for (let i = 0; i < m.rows; i++) {
@@ -47,45 +91,77 @@ export function toCSV(result, name, head) {
 }
 
 export function toJSON(result, name, head) {
-  const m = matrixOf(result.trace, name, head);
+  const m = matrixOf(result, name, head);
   const lab = labels(result, name, m);
   const rows = [];
   for (let i = 0; i < m.rows; i++) {
-    rows.push(Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols), (v) => (Number.isFinite(v) ? Number(v.toPrecision(9)) : null)));
+    rows.push(
+      Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols), (v) =>
+        Number.isFinite(v) ? Number(v.toPrecision(9)) : null,
+      ),
+    );
   }
   const headed = HEAD_MATRICES.includes(name);
-  return JSON.stringify({
-    matrix: name, head: headed ? head : null, rows: m.rows, cols: m.cols,
-    rowLabels: lab.rows, colLabels: lab.cols, data: rows, orientation: 'row i, column j; null = masked (-inf)',
-  }, null, 1) + '\n';
+  return (
+    JSON.stringify(
+      {
+        matrix: name,
+        head: headed ? head : null,
+        rows: m.rows,
+        cols: m.cols,
+        rowLabels: lab.rows,
+        colLabels: lab.cols,
+        data: rows,
+        orientation: 'row i, column j; null = masked (-inf)',
+      },
+      null,
+      1,
+    ) + '\n'
+  );
 }
 
-const pyStr = (s) => JSON.stringify(s);   // a JSON string is a valid Python string literal
+const pyStr = (s) => JSON.stringify(s); // a JSON string is a valid Python string literal
 function pyMatrix(m) {
   const rows = [];
-  for (let i = 0; i < m.rows; i++) rows.push(`[${Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols), num9).join(', ')}]`);
+  for (let i = 0; i < m.rows; i++)
+    rows.push(`[${Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols), num9).join(', ')}]`);
   return `np.array([\n    ${rows.join(',\n    ')}], dtype=np.float32)`;
 }
 
-/** A Python script that recomputes every stage with NumPy from this trace's X and weights. */
-export function numpySnippet(result, sentence) {
-  const tr = result.trace;
-  const s = result.settings;
-  const list = (key) => `[\n${tr.head.map((h) => `  ${pyMatrix(h[key])}`).join(',\n')}]`;
-  return `# Attention Playground: recompute this page's numbers with NumPy (float32).
-# Sentence: ${pyStr(sentence)}
-# seed=${s.seed} d_model=${tr.dModel} heads=${tr.heads} d_k=${tr.dK} causal=${tr.causal} scale=${tr.scale} temperature=${tr.temperature}
-# X and the weights are copied from the page (9 significant digits = exact float32); the rest is
-# computed here, stage by stage, as the page does. Row i = query i, column j = key j.
-import numpy as np
+// X and the weights of the numpy model: drawn again by NumPy itself, in the article's order
+// (np.random.randn gives float64; the page computes in float32, so they are rounded like the core's).
+function numpyDraws(result) {
+  const c = result.config;
+  return `# X and the weights are drawn by NumPy itself, exactly as the article's program draws them
+# (np.random.seed, then X, W_Q, W_K, W_V), and rounded to float32 as the page does.
+np.random.seed(${c.seed})
+X = np.random.randn(${c.n}, ${c.d_model}).astype(np.float32)  # n x d_model (no positions)
+W_Q = [np.random.randn(${c.d_model}, ${c.d_k}).astype(np.float32)]  # one head: d_model x d_k
+W_K = [np.random.randn(${c.d_model}, ${c.d_k}).astype(np.float32)]
+W_V = [np.random.randn(${c.d_model}, ${c.d_k}).astype(np.float32)]
+${c.tie_qk ? "W_K = W_Q  # tied: W_K = W_Q (drawn all the same, so W_V is the article's)\n" : ''}W_O = np.eye(${c.d_k}, dtype=np.float32)  # no output projection`;
+}
 
-tokens = ${pyStr(result.tokens.map((x) => x.text))}
-X = ${pyMatrix(tr.X)}  # n x d_model: embedding (+ position) per token
+/** A Python script that recomputes every stage with NumPy from this trace's X and weights (for
+ *  the numpy model, from np.random.seed instead of listing them). */
+export function numpySnippet(result, sentence) {
+  const c = result.config;
+  const list = (key) => `[\n${result.heads.map((h) => `  ${pyMatrix(h[key])}`).join(',\n')}]`;
+  const listed = `# X and the weights are copied from the page (9 significant digits = exact float32).
+X = ${pyMatrix(result.X)}  # n x d_model: embedding (+ position) per token
 W_Q = ${list('W_Q')}  # per head: d_model x d_k
 W_K = ${list('W_K')}
 W_V = ${list('W_V')}
-W_O = ${pyMatrix(tr.W_O)}  # (heads*d_k) x d_model
-causal, scale, temperature = ${tr.causal ? 'True' : 'False'}, ${tr.scale ? 'True' : 'False'}, np.float32(${num9(tr.temperature)})
+W_O = ${pyMatrix(result.W_O)}  # (heads*d_k) x d_model`;
+  return `# Attention Playground: recompute this page's numbers with NumPy (float32).
+# Sentence: ${pyStr(sentence)}
+# seed=${c.seed} d_model=${c.d_model} heads=${c.heads} d_k=${c.d_k} causal=${c.causal} scale=${c.scale} temperature=${c.temperature}
+# The stages are computed here, one by one, as the page does. Row i = query i, column j = key j.
+import numpy as np
+
+tokens = ${pyStr(result.tokens)}
+${result.program ? numpyDraws(result) : listed}
+causal, scale, temperature = ${c.causal ? 'True' : 'False'}, ${c.scale ? 'True' : 'False'}, np.float32(${num9(c.temperature)})
 n, d_k = X.shape[0], W_Q[0].shape[1]
 
 def softmax_rows(z):
@@ -114,39 +190,75 @@ print(output)
 // ---- the picture: one scene, drawn as SVG text or onto a canvas ----
 
 /** -> {width, height, items: [{rect} | {text}]} for the current stage's matrix. */
-export function sceneOf({ result, state, stage, t }) {
+export function sceneOf({ result, sentence, state, stage, t }) {
   const name = STAGE_MATRIX[stage] || 'weights';
-  const head = Math.min(state.head, result.trace.heads - 1);
-  const m = matrixOf(result.trace, name, head);
+  const head = Math.min(state.head, result.config.heads - 1);
+  const m = matrixOf(result, name, head);
   const lab = labels(result, name, m);
   const cell = 46;
   const left = 16 + Math.min(160, 14 * Math.max(2, ...lab.rows.map((s) => [...s].length)) + 12);
   const top = 104;
   const perHead = HEAD_MATRICES.includes(name);
-  const title = `${t(`stage.${stage}.title`)}${perHead ? ` · ${t('walk.head')} ${head + 1}` : ''} · ${name}`;
+  const title = `${t(`stage.${stage}.title`)}${perHead ? ` · ${t('walk.head')} ${head + 1}` : ''} · ${matrixName(t, name)}`;
   // a rough text width (wide characters count double), so the title is never cut off
-  const textWidth = (str, size) => [...str].reduce((w, ch) => w + (ch.charCodeAt(0) > 0x2e80 ? size : size * 0.62), 0);
+  const textWidth = (str, size) =>
+    [...str].reduce((w, ch) => w + (ch.charCodeAt(0) > 0x2e80 ? size : size * 0.62), 0);
   const width = Math.ceil(Math.max(520, left + m.cols * cell + 24, textWidth(title, 18) + 40));
   const height = top + m.rows * cell + 40;
+  /** @type {Record<string, any>[]} the picture's shapes, drawn in order */
   const items = [{ kind: 'rect', x: 0, y: 0, w: width, h: height, fill: '#ffffff' }];
-  const text = (x, y, s, o = {}) => items.push({ kind: 'text', x, y, text: s, size: o.size || 13, anchor: o.anchor || 'start', fill: o.fill || '#16181d', weight: o.weight || 'normal' });
+  const text = (x, y, s, o = {}) =>
+    items.push({
+      kind: 'text',
+      x,
+      y,
+      text: s,
+      size: o.size || 13,
+      anchor: o.anchor || 'start',
+      fill: o.fill || '#16181d',
+      weight: o.weight || 'normal',
+    });
   text(16, 28, title, { size: 18, weight: 'bold' });
-  text(16, 52, state.s.length > 90 ? `${state.s.slice(0, 90)}…` : state.s, { size: 14 });
-  text(16, 74, t('export.caption', { rows: m.rows, cols: m.cols, seed: result.settings.seed }), { size: 12, fill: '#4a5160' });
+  // the sentence these numbers come from (while the box holds a bad text, the last good one)
+  text(16, 52, sentence.length > 90 ? `${sentence.slice(0, 90)}…` : sentence, { size: 14 });
+  const weightsFrom =
+    state.model === 'random'
+      ? t('export.bySeed', { seed: result.config.seed })
+      : t(`export.by.${state.model === 'custom' ? 'custom' : 'trained'}`);
+  text(16, 74, t('export.caption', { rows: m.rows, cols: m.cols, model: weightsFrom }), {
+    size: 12,
+    fill: '#4a5160',
+  });
   let max = 0;
   for (const v of m.data) if (Number.isFinite(v)) max = Math.max(max, Math.abs(v));
   max = max || 1;
   const weightLike = name === 'weights';
-  for (let j = 0; j < m.cols; j++) text(left + j * cell + cell / 2, top - 8, lab.cols[j], { anchor: 'middle', size: 12 });
+  for (let j = 0; j < m.cols; j++)
+    text(left + j * cell + cell / 2, top - 8, lab.cols[j], { anchor: 'middle', size: 12 });
   for (let i = 0; i < m.rows; i++) {
     text(left - 8, top + i * cell + cell / 2 + 4, lab.rows[i], { anchor: 'end', size: 12 });
     for (let j = 0; j < m.cols; j++) {
       const v = m.data[i * m.cols + j];
       const a = Number.isFinite(v) ? Math.min(1, Math.abs(v) / max) : 0;
-      const fill = !Number.isFinite(v) ? '#e5e7eb' : weightLike ? `rgba(22,163,74,${(0.08 + 0.5 * a).toFixed(3)})`
-        : v >= 0 ? `rgba(37,99,235,${(0.06 + 0.42 * a).toFixed(3)})` : `rgba(234,88,12,${(0.06 + 0.42 * a).toFixed(3)})`;
-      items.push({ kind: 'rect', x: left + j * cell, y: top + i * cell, w: cell - 2, h: cell - 2, fill });
-      text(left + j * cell + cell / 2 - 1, top + i * cell + cell / 2 + 4, fmt(v, 2), { anchor: 'middle', size: 11 });
+      const fill = !Number.isFinite(v)
+        ? '#e5e7eb'
+        : weightLike
+          ? `rgba(22,163,74,${(0.08 + 0.5 * a).toFixed(3)})`
+          : v >= 0
+            ? `rgba(37,99,235,${(0.06 + 0.42 * a).toFixed(3)})`
+            : `rgba(234,88,12,${(0.06 + 0.42 * a).toFixed(3)})`;
+      items.push({
+        kind: 'rect',
+        x: left + j * cell,
+        y: top + i * cell,
+        w: cell - 2,
+        h: cell - 2,
+        fill,
+      });
+      text(left + j * cell + cell / 2 - 1, top + i * cell + cell / 2 + 4, fmt(v, 2), {
+        anchor: 'middle',
+        size: 11,
+      });
     }
   }
   text(16, height - 14, t('orient'), { size: 12, fill: '#4a5160' });
@@ -154,13 +266,37 @@ export function sceneOf({ result, state, stage, t }) {
 }
 
 const FONT = 'system-ui, "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", sans-serif';
-const xml = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+// Escaped text, and characters XML 1.0 does not allow (controls, U+FFFE/U+FFFF, lone surrogates)
+// replaced by U+FFFD, so every SVG is well-formed whatever its labels hold.
+/** @param {string} ch one code point */
+const xmlChar = (ch) => {
+  const c = /** @type {number} */ (ch.codePointAt(0));
+  const allowed =
+    c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c !== 0xfffe && c !== 0xffff);
+  return allowed ? ch : '\uFFFD';
+};
+/** @param {unknown} s */
+const xml = (s) =>
+  Array.from(String(s).toWellFormed(), xmlChar)
+    .join('')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 
 export function sceneToSVG(scene) {
-  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${scene.width}" height="${scene.height}" viewBox="0 0 ${scene.width} ${scene.height}" font-family='${FONT}'>`];
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${scene.width}" height="${scene.height}" viewBox="0 0 ${scene.width} ${scene.height}" font-family='${FONT}'>`,
+  ];
   for (const it of scene.items) {
-    if (it.kind === 'rect') parts.push(`<rect x="${it.x}" y="${it.y}" width="${it.w}" height="${it.h}" fill="${it.fill}"/>`);
-    else parts.push(`<text x="${it.x}" y="${it.y}" font-size="${it.size}" text-anchor="${it.anchor}" font-weight="${it.weight}" fill="${it.fill}">${xml(it.text)}</text>`);
+    if (it.kind === 'rect')
+      parts.push(
+        `<rect x="${it.x}" y="${it.y}" width="${it.w}" height="${it.h}" fill="${it.fill}"/>`,
+      );
+    else
+      parts.push(
+        `<text x="${it.x}" y="${it.y}" font-size="${it.size}" text-anchor="${it.anchor}" font-weight="${it.weight}" fill="${it.fill}">${xml(it.text)}</text>`,
+      );
   }
   parts.push('</svg>');
   return parts.join('\n') + '\n';
@@ -193,42 +329,123 @@ function download(name, blob) {
 }
 
 export class ExportView {
-  /** view() -> {result, state, stage, t} (the wiring's current view) */
-  constructor(root, { t, view }) {
+  /** view() -> {result, sentence, state, stage, t} (the wiring's current view; `sentence` is the
+   *  text `result` was traced from, which is not the box's text while that is bad) */
+  constructor(root, { t, view, core }) {
     this.root = root;
     this.view = view;
+    this.core = core;
     this.setTranslator(t);
   }
 
   setTranslator(t) {
     this.t = t;
-    const btn = (key, what, on) => el('button', { class: 'action small', text: t(key), attrs: { type: 'button', 'data-export': what }, on: { click: on } });
-    this.matrix = el('select', { attrs: { id: 'export-matrix' } },
-      MATRICES.map((m) => el('option', { text: m === 'head_output' ? t('export.headOutput') : m, attrs: { value: m } })));
+    const btn = (key, what, on) =>
+      el('button', {
+        class: 'action small',
+        text: t(key),
+        type: 'button',
+        'data-export': what,
+        on: { click: on },
+      });
+    this.matrix = el(
+      'select',
+      { id: 'export-matrix' },
+      MATRICES.map((m) => el('option', { text: matrixName(t, m), value: m })),
+    );
     this.matrix.value = 'weights';
-    this.code = el('textarea', { class: 'snippet code', attrs: { id: 'export-numpy', readonly: '', rows: 8, spellcheck: 'false', 'aria-label': t('export.numpy') }, });
+    this.code = el('textarea', {
+      class: 'snippet code',
+      id: 'export-numpy',
+      readonly: '',
+      rows: 8,
+      spellcheck: 'false',
+      'aria-label': t('export.numpy'),
+    });
     this.code.hidden = true;
     this.root.replaceChildren(
       el('div', { class: 'export-row' }, [
         el('span', { class: 'exp-title', text: t('export.picture') }),
-        btn('export.png', 'png', () => this.picture('png')), btn('export.svg', 'svg', () => this.picture('svg')),
+        btn('export.png', 'png', () => this.picture('png')),
+        btn('export.svg', 'svg', () => this.picture('svg')),
       ]),
       el('div', { class: 'export-row' }, [
-        el('label', { class: 'exp-title', text: t('export.numbers'), attrs: { for: 'export-matrix' } }), this.matrix,
-        btn('export.csv', 'csv', () => this.numbers('csv')), btn('export.json', 'json', () => this.numbers('json')),
+        el('label', { class: 'exp-title', text: t('export.numbers'), for: 'export-matrix' }),
+        this.matrix,
+        btn('export.csv', 'csv', () => this.numbers('csv')),
+        btn('export.json', 'json', () => this.numbers('json')),
       ]),
       el('div', { class: 'export-row' }, [
         el('span', { class: 'exp-title', text: t('export.python') }),
-        btn('export.numpy', 'numpy', () => this.showNumpy()), btn('export.numpyFile', 'numpy-file', () => this.numpyFile()),
+        btn('export.numpy', 'numpy', () => this.showNumpy()),
+        btn('export.numpyFile', 'numpy-file', () => this.numpyFile()),
       ]),
       el('p', { class: 'hint', text: t('export.numpyHint') }),
+      el('div', { class: 'export-row' }, [
+        el('span', { class: 'exp-title', text: t('export.weights') }),
+        btn('export.npz', 'npz', () => this.guard(() => this.npzFile())),
+        btn('export.npzCode', 'npz-code', () => this.guard(() => this.showNpzCode())),
+        btn('export.npzPy', 'npz-py', () => this.guard(() => this.npzPyFile())),
+        btn('export.apm', 'apm', () => this.guard(() => this.apmFile())),
+      ]),
+      el('p', { class: 'hint', text: t('export.npzHint') }),
+      (this.problem = el('p', { class: 'export-error error', role: 'alert', hidden: '' })),
       this.code,
     );
   }
 
+  /** Runs an export; a refusal of the core is shown as the locale's message with its code. */
+  guard(f) {
+    this.problem.hidden = true;
+    try {
+      f();
+    } catch (e) {
+      const code = (e && e.code) || 'internal';
+      const key = `error.${code}`;
+      const said = this.t(key, { message: '' });
+      this.problem.textContent = this.t('export.failed', {
+        code,
+        message: said === key ? this.t('export.unexpected') : said,
+      });
+      this.problem.hidden = false;
+    }
+  }
+
+  /** The current trace's weights for the .npz, its file name and its Python program. */
+  weights() {
+    const { result, sentence, state } = this.view();
+    const weights = weightsOf(this.core, sentence, coreSettings(state), result);
+    const file = `${this.fileBase()}.npz`;
+    return { weights, file, code: npzSnippet({ result, sentence, weights, file, t: this.t }) };
+  }
+
+  npzFile() {
+    const { weights, file } = this.weights();
+    download(file, new Blob([npzBytes(this.core, weights)], { type: 'application/zip' }));
+  }
+
+  showNpzCode() {
+    this.code.value = this.weights().code;
+    this.code.hidden = false;
+    this.code.focus();
+    this.code.select();
+  }
+
+  npzPyFile() {
+    download(
+      `${this.fileBase()}-npz.py`,
+      new Blob([this.weights().code], { type: 'text/x-python' }),
+    );
+  }
+
+  apmFile() {
+    const bytes = this.core.modelBytes(this.view().state.model);
+    download(`${this.fileBase()}.apm`, new Blob([bytes], { type: 'application/octet-stream' }));
+  }
+
   fileBase() {
     const { state } = this.view();
-    return `attention-seed${state.seed}`;
+    return `attention-${modelTag(state)}`;
   }
 
   picture(kind) {
@@ -238,21 +455,27 @@ export class ExportView {
       download(`${name}.svg`, new Blob([sceneToSVG(scene)], { type: 'image/svg+xml' }));
       return;
     }
-    drawScene(scene, document.createElement('canvas')).toBlob((b) => download(`${name}.png`, b), 'image/png');
+    drawScene(scene, document.createElement('canvas')).toBlob(
+      (b) => download(`${name}.png`, b),
+      'image/png',
+    );
   }
 
   numbers(kind) {
     const { result, state } = this.view();
     const name = this.matrix.value;
-    const head = Math.min(state.head, result.trace.heads - 1);
+    const head = Math.min(state.head, result.config.heads - 1);
     const text = kind === 'csv' ? toCSV(result, name, head) : toJSON(result, name, head);
     const suffix = HEAD_MATRICES.includes(name) ? `-head${head + 1}` : '';
-    download(`${this.fileBase()}-${name}${suffix}.${kind}`, new Blob([text], { type: kind === 'csv' ? 'text/csv' : 'application/json' }));
+    download(
+      `${this.fileBase()}-${name}${suffix}.${kind}`,
+      new Blob([text], { type: kind === 'csv' ? 'text/csv' : 'application/json' }),
+    );
   }
 
   snippet() {
-    const { result, state } = this.view();
-    return numpySnippet(result, state.s);
+    const { result, sentence } = this.view();
+    return numpySnippet(result, sentence);
   }
 
   showNumpy() {

@@ -3,18 +3,21 @@
 // head, dLoss/dScore for every key; the view draws them as diverging bars (negative = the loss
 // pushes that score up) with the loss, the probability and a one-sentence reason. Only a trained
 // model (default or custom) has a loss to follow. It draws; the core computes.
-import { el, fmt } from './util.js';
+import { el, fmt, says, setSays } from './util.js';
 
 export class GradientView {
-  /** ctx: {t, core, actions: {setSetting}} */
+  /** ctx: {t, core, actions: {setSetting}, errorText(e): an error's locale string} */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.picked = null;     // {key, target}: the learner's target for this sentence and token
+    this.picked = null; // {key, target}: the learner's target for this sentence and token
     this.last = null;
   }
 
-  setTranslator(t) { this.ctx = { ...this.ctx, t }; if (this.last) this.update(this.last); }
+  setTranslator(t) {
+    this.ctx = { ...this.ctx, t };
+    if (this.last) this.update(this.last);
+  }
 
   /** {result, state, text, settings}: the shown trace, the page state, the core's inputs. */
   update(args) {
@@ -26,45 +29,67 @@ export class GradientView {
     if (!result.model) {
       this.root.replaceChildren(
         el('p', { class: 'grad-off', text: t('train.gradNeedsModel') }),
-        el('button', { class: 'action small', text: t('train.gradUseTrained'), attrs: { type: 'button' },
-          on: { click: () => actions.setSetting('model', 'default') } }),
+        el('button', {
+          class: 'action small',
+          text: t('train.gradUseTrained'),
+          type: 'button',
+          on: { click: () => actions.setSetting('model', 'default') },
+        }),
       );
       return;
     }
     const key = `${text}\u0000${q}\u0000${tokens.length}`;
-    let target = this.picked && this.picked.key === key ? this.picked.target : this.defaultTarget(result, state, text, settings);
+    let target =
+      this.picked && this.picked.key === key
+        ? this.picked.target
+        : this.defaultTarget(result, state, text, settings);
     target = Math.min(tokens.length - 1, Math.max(0, target));
     let g;
     try {
       g = core.gradientRow(text, settings, q, target);
     } catch (e) {
-      this.root.replaceChildren(el('p', { class: 'grad-off', text: e.message }));
+      this.root.replaceChildren(el('p', { class: 'grad-off', text: this.ctx.errorText(e) }));
       return;
     }
-    const select = el('select', { attrs: { id: 'grad-target' }, on: { change: (ev) => {
-      this.picked = { key, target: Number(ev.target.value) };
-      this.update(this.last);
-    } } }, tokens.map((tok, j) => el('option', { text: `${j + 1} · ${tok.text}`, attrs: { value: j } })));
+    const select = el(
+      'select',
+      {
+        id: 'grad-target',
+        on: {
+          change: (ev) => {
+            this.picked = { key, target: Number(ev.target.value) };
+            this.update(this.last);
+          },
+        },
+      },
+      tokens.map((tok, j) => el('option', { text: `${j + 1} · ${tok}`, value: j })),
+    );
     select.value = String(target);
-    const word = g.targetWord;
-    const qTok = tokens[q].text;
-    const tTok = tokens[target].text;
+    const word = g.target_word;
+    const qTok = tokens[q];
     let scale = 1e-12;
-    for (const h of g.head) for (const v of h.dScores) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
-    const heads = g.head.map((h, hi) => this.headBars(h.dScores, hi, q, tokens, scale, target));
-    this.root.replaceChildren(...[
-      el('div', { class: 'grad-pick' }, [
-        el('span', { text: t('train.gradQuery', { tok: qTok, i: q + 1 }) }),
-        el('label', { attrs: { for: 'grad-target' }, text: t('train.gradTarget') }), select,
-      ]),
-      el('p', { class: 'grad-why', text: this.why(g, target, qTok, word, tTok) }),
-      el('p', { class: 'grad-loss', attrs: { 'data-loss': g.loss, 'data-probability': g.probability } },
-        [t('train.gradLoss', { word, p: g.probability.toFixed(3), loss: small(g.loss) })]),
-      g.loss < 1e-3 ? el('p', { class: 'hint', text: t('train.gradTiny') }) : null,
-      el('p', { class: 'hint', text: t('train.gradLegend') }),
-      el('div', { class: 'grad-heads' }, heads),
-      el('p', { class: 'hint', text: t('train.gradSum') }),
-    ].filter(Boolean));
+    for (const h of g.heads)
+      for (const v of h.d_scores) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
+    const heads = g.heads.map((h, hi) => this.headBars(h.d_scores, hi, q, tokens, scale, target));
+    const why = el('p', { class: 'grad-why' });
+    setSays(why, this.why(g, target, q, tokens, word, scale));
+    this.root.replaceChildren(
+      ...[
+        el('div', { class: 'grad-pick' }, [
+          el('span', { text: t('train.gradQuery', { tok: qTok, i: q + 1 }) }),
+          el('label', { for: 'grad-target', text: t('train.gradTarget') }),
+          select,
+        ]),
+        why,
+        el('p', { class: 'grad-loss', 'data-loss': g.loss, 'data-probability': g.probability }, [
+          t('train.gradLoss', { word, p: g.probability.toFixed(3), loss: small(g.loss) }),
+        ]),
+        g.loss < 1e-3 ? el('p', { class: 'hint', text: t('train.gradTiny') }) : null,
+        el('p', { class: 'hint', text: t('train.gradLegend') }),
+        el('div', { class: 'grad-heads' }, heads),
+        el('p', { class: 'hint', text: t('train.gradSum') }),
+      ].filter(Boolean),
+    );
   }
 
   // The default target: the token whose word the shipped model reads at q (a pronoun's antecedent:
@@ -75,12 +100,14 @@ export class GradientView {
     let g = null;
     try {
       g = this.ctx.core.trace(text, { ...settings, model: 'default' }).guesses[q];
-    } catch { /* the shown trace is the last good one: fall back to the weights */ }
+    } catch {
+      /* the shown trace is the last good one: fall back to the weights */
+    }
     if (g) {
-      const j = tokens.findIndex((x, i) => i !== q && x.text === g.word);
+      const j = tokens.findIndex((x, i) => i !== q && x === g.word);
       if (j >= 0) return j;
     }
-    const w = result.trace.head[Math.min(state.head, result.trace.heads - 1)].weights;
+    const w = result.heads[Math.min(state.head, result.config.heads - 1)].weights;
     let best = -1;
     for (let j = 0; j < w.cols; j++) {
       if (j === q && w.cols > 1) continue;
@@ -89,21 +116,45 @@ export class GradientView {
     return Math.max(0, best);
   }
 
-  // The sentence follows the signs the core returned: up in every head, in some, or in none.
-  why(g, target, q, word, key) {
+  // The sentence follows the signs the core returned: the target up in every head, in some, or in
+  // none; and whether any other key is pushed up too (beyond the bars' "~0", like the labels).
+  why(g, target, qi, tokens, word, scale) {
     const { t } = this.ctx;
-    const up = g.head.map((h, i) => (h.dScores[target] < 0 ? i + 1 : 0)).filter(Boolean);
-    const down = g.head.map((h, i) => (h.dScores[target] < 0 ? 0 : i + 1)).filter(Boolean);
+    const up = g.heads.map((h, i) => (h.d_scores[target] < 0 ? i + 1 : 0)).filter(Boolean);
+    const down = g.heads.map((h, i) => (h.d_scores[target] < 0 ? 0 : i + 1)).filter(Boolean);
+    const others = [];
+    g.heads.forEach((h, i) =>
+      h.d_scores.forEach((v, j) => {
+        if (j !== target && v < 0 && Math.abs(v) >= scale * 1e-3) others.push([i + 1, j]);
+      }),
+    );
     const sep = t('list.sep');
-    if (!down.length) return t('train.gradWhy', { q, word, key });
-    if (!up.length) return t('train.gradWhyNone', { q, word, key });
-    return t('train.gradWhyMixed', { q, word, key, up: up.join(sep), down: down.join(sep) });
+    const vars = {
+      q: tokens[qi],
+      word,
+      key: tokens[target],
+      up: up.join(sep),
+      down: down.join(sep),
+      others: others.map(([h, j]) => t('train.gradOther', { tok: tokens[j], h })).join(sep),
+    };
+    const key = !down.length
+      ? others.length
+        ? 'train.gradWhyAlso'
+        : 'train.gradWhy'
+      : !up.length
+        ? 'train.gradWhyNone'
+        : 'train.gradWhyMixed';
+    const said = says(t, key, vars, { q: qi, target, up, down, others });
+    // the mixed and "none" sentences name the other keys pushed up in a sentence of their own
+    if (others.length && (key === 'train.gradWhyMixed' || key === 'train.gradWhyNone'))
+      said.text = `${said.text} ${t('train.gradAlsoUp', vars)}`;
+    return said;
   }
 
-  headBars(dScores, h, q, tokens, scale, target) {
+  headBars(d_scores, h, q, tokens, scale, target) {
     const { t } = this.ctx;
-    const list = el('ul', { class: 'dbars', attrs: { 'aria-label': t('train.gradHead', { h: h + 1 }) } });
-    dScores.forEach((v, j) => {
+    const list = el('ul', { class: 'dbars', 'aria-label': t('train.gradHead', { h: h + 1 }) });
+    d_scores.forEach((v, j) => {
       const up = v < 0;
       const size = Number.isFinite(v) ? Math.min(50, (Math.abs(v) / scale) * 50) : 0;
       const fill = el('span', { class: `dfill ${up ? 'up' : 'down'}` });
@@ -113,15 +164,24 @@ export class GradientView {
       const val = el('span', {
         class: `dval ${dir}`,
         text: `${small(v)} ${t(`train.grad.${dir}`)}`,
-        attrs: { 'data-matrix': 'dScores', 'data-head': h, 'data-row': q, 'data-col': j, 'data-value': String(v) },
+        'data-matrix': 'd_scores',
+        'data-head': h,
+        'data-row': q,
+        'data-col': j,
+        'data-value': String(v),
       });
-      list.append(el('li', { class: j === target ? 'target' : '' }, [
-        el('span', { class: 'blabel', text: tokens[j].text }),
-        el('span', { class: 'dtrack' }, [el('span', { class: 'dzero' }), fill]),
-        val,
-      ]));
+      list.append(
+        el('li', { class: j === target ? 'target' : '' }, [
+          el('span', { class: 'blabel', text: tokens[j] }),
+          el('span', { class: 'dtrack' }, [el('span', { class: 'dzero' }), fill]),
+          val,
+        ]),
+      );
     });
-    return el('figure', { class: 'grad-head' }, [el('figcaption', { text: t('train.gradHead', { h: h + 1 }) }), list]);
+    return el('figure', { class: 'grad-head' }, [
+      el('figcaption', { text: t('train.gradHead', { h: h + 1 }) }),
+      list,
+    ]);
   }
 }
 
@@ -129,5 +189,7 @@ export class GradientView {
 function small(v) {
   if (!Number.isFinite(v) || v === 0 || Math.abs(v) >= 1e-3) return fmt(v, 3);
   const [m, e] = v.toExponential(2).split('e');
-  return `${fmt(Number(m), 2)}×10${String(Number(e)).replace(/-/g, '⁻').replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[d])}`;
+  return `${fmt(Number(m), 2)}×10${String(Number(e))
+    .replace(/-/g, '⁻')
+    .replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[d])}`;
 }

@@ -1,35 +1,137 @@
-// heads.js: stage 9. Every head's weight matrix side by side (each head looks for something
-// different), then the heads' outputs side by side (concat), times W_O, gives the layer's output.
-import { el, pct, matrixBlock, rowOf } from './util.js';
+// heads.js: stage 9. Every head's weight map side by side, one per step (each head looks for
+// something different; the followed row's top key is named under each), then the heads' outputs
+// put side by side (concat: the followed row's slices coloured by head), then times W_O: the
+// layer's output. Under it, the learner's shapes next to BERT-base and GPT-3 (head-shapes.js).
+import {
+  el,
+  pct,
+  matrixBlock,
+  rowOf,
+  setText,
+  says,
+  setSays,
+  MatrixTable,
+  keyCols,
+  keyRows,
+} from './util.js';
 import { matrixView, refreshStage } from './heatmap.js';
+import { HeadShapes } from './head-shapes.js';
+
+const COMPACT = 8; // columns of concat, W_O and output shown before "… n more"
 
 export class HeadsStage {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.shapes = new HeadShapes(ctx);
+  }
 
-  units(model) { return model.result.trace.heads + 2; }
+  units(model) {
+    return model.result.config.heads + 2;
+  }
 
   // the matrices shown, as matrixView's arguments: each head's weights, concat, W_O, output
   views(model) {
     const { t } = this.ctx;
-    const tr = model.result.trace;
-    const labels = model.result.tokens.map((x) => x.text);
-    const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
-    const cdims = Array.from({ length: tr.heads * tr.dK }, (_, c) => `h${Math.floor(c / tr.dK) + 1}.${(c % tr.dK) + 1}`);
+    const tr = model.result;
+    const labels = model.result.tokens;
+    const dims = Array.from({ length: tr.config.d_model }, (_, c) => `d${c + 1}`);
+    const cdims = Array.from(
+      { length: tr.config.heads * tr.config.d_k },
+      (_, c) => `h${Math.floor(c / tr.config.d_k) + 1}.${(c % tr.config.d_k) + 1}`,
+    );
     return {
-      heads: tr.head.map((hd, h) => [hd.weights, { t, name: 'weights', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true }]),
-      concat: [tr.concat, { t, name: 'concat', tokenRows: true, rowLabels: labels, colLabels: cdims, corner: 'i \\ c' }],
-      wo: [tr.W_O, { t, name: 'W_O', rowLabels: cdims, colLabels: dims, corner: 'c \\ d' }],
-      out: [tr.output, { t, name: 'output', tokenRows: true, rowLabels: labels, colLabels: dims, corner: 'i \\ d' }],
+      heads: tr.heads.map((hd, h) => [
+        hd.weights,
+        {
+          t,
+          name: 'weights',
+          head: h,
+          tokenRows: true,
+          rowLabels: labels,
+          colLabels: labels,
+          corner: 'q \\ k',
+          weight: true,
+          window: { cols: keyCols(), rows: keyRows() },
+        },
+      ]),
+      concat: [
+        tr.concat,
+        {
+          t,
+          name: 'concat',
+          tokenRows: true,
+          rowLabels: labels,
+          colLabels: cdims,
+          corner: 'i \\ c',
+          window: { cols: COMPACT, rows: keyRows() },
+        },
+      ],
+      wo: [
+        tr.W_O,
+        {
+          t,
+          name: 'W_O',
+          rowLabels: cdims,
+          colLabels: dims,
+          corner: 'c \\ d',
+          window: { cols: COMPACT, rows: COMPACT },
+        },
+      ],
+      out: [
+        tr.output,
+        {
+          t,
+          name: 'output',
+          tokenRows: true,
+          rowLabels: labels,
+          colLabels: dims,
+          corner: 'i \\ d',
+          window: { cols: COMPACT, rows: keyRows() },
+        },
+      ],
     };
   }
 
   update(model) {
-    if (!refreshStage(this, model, (m) => [m.result.trace.heads], (m) => {
-      const v = this.views(m);
-      return [...this.headViews.map((x, h) => [x, v.heads[h]]), [this.concat, v.concat], [this.wo, v.wo], [this.out, v.out]];
-    })) return false;
+    if (
+      !refreshStage(
+        this,
+        model,
+        (m) => [m.result.config.heads, m.state.q],
+        (m) => {
+          const v = this.views(m);
+          return [
+            ...this.headViews.map((x, h) => [x, v.heads[h]]),
+            [this.concat, v.concat],
+            [this.wo, v.wo],
+            [this.out, v.out],
+          ];
+        },
+      )
+    )
+      return false;
     this.markRows();
+    this.fillTops();
+    this.fillResidual();
+    this.shapes.update(model);
     return true;
+  }
+
+  // a layered model: where this layer's output goes (the residual stream); words only
+  fillResidual() {
+    const { t } = this.ctx;
+    const tr = this.model.result;
+    this.residual.hidden = tr.layer == null;
+    if (tr.layer == null) return;
+    const l = tr.layer + 1;
+    const n = tr.layerCount;
+    setText(
+      this.residual,
+      `${t('heads.residual', { l, n })} ${
+        l < n ? t('heads.residualNext', { next: l + 1 }) : t('heads.residualLast')
+      }`,
+    );
   }
 
   markRows() {
@@ -38,50 +140,166 @@ export class HeadsStage {
     this.headBlocks.forEach((fig, h) => fig.classList.toggle('chosen', h === head));
   }
 
-  render(model) {
-    const { t, actions } = this.ctx;
-    const tr = model.result.trace;
-    this.model = model;
-    const v = this.views(model);
-    this.headViews = v.heads.map((a) => matrixView(...a));
-    this.headBlocks = this.headViews.map((m, h) => {
-      const fig = matrixBlock(t('heads.head', { h: h + 1 }), `${tr.n} × ${tr.n}`, m);
-      fig.append(el('button', { class: 'action small', text: t('heads.follow', { h: h + 1 }), attrs: { type: 'button' }, on: { click: () => actions.setHead(h) } }));
-      return fig;
-    });
-    this.concat = matrixView(...v.concat);
-    this.wo = matrixView(...v.wo);
-    this.out = matrixView(...v.out);
-    this.markRows();
-    this.merge = el('div', { class: 'row-blocks' }, [
-      matrixBlock(t('heads.concat'), `${tr.n} × ${tr.heads * tr.dK}`, this.concat), el('div', { class: 'op', text: '×' }),
-      matrixBlock('W_O', `${tr.heads * tr.dK} × ${tr.dModel}`, this.wo), el('div', { class: 'op', text: '=' }),
-      matrixBlock(t('heads.output'), `${tr.n} × ${tr.dModel}`, this.out, t('heads.orient')),
-    ]);
-    this.root.replaceChildren(
-      el('p', { class: 'lead', text: t('heads.lead', { h: tr.heads, dk: tr.dK, d: tr.dModel }) }),
-      el('div', { class: 'row-blocks heads' }, this.headBlocks),
-      this.merge,
-    );
-  }
-
-  show(k) {
-    const h = this.model.result.trace.heads;
-    this.headBlocks.forEach((b, i) => b.classList.toggle('pending', i >= Math.max(1, k)));
-    this.concat.reveal(k > h ? Infinity : 0);
-    this.out.reveal(k > h + 1 ? Infinity : 0);
-  }
-
-  narrate() {
-    const tr = this.model.result.trace;
-    const labels = this.model.result.tokens.map((x) => x.text);
+  // under each head: the key the followed token looks at most in that head
+  tops() {
     const q = this.model.state.q;
-    const parts = tr.head.map((hd, h) => {
+    return this.model.result.heads.map((hd) => {
       const w = rowOf(hd.weights, q);
       let best = 0;
       for (let j = 1; j < w.length; j++) if (w[j] > w[best]) best = j;
-      return this.ctx.t('narr.headPart', { h: h + 1, key: labels[best], p: pct(w[best]) });
+      return { key: this.model.result.tokens[best], p: pct(w[best]), best };
     });
-    return this.ctx.t('narr.heads', { tok: labels[q], parts: parts.join(this.ctx.t('list.sep')), n: tr.heads, d: tr.dModel });
+  }
+
+  fillTops() {
+    const q = this.model.state.q;
+    const tok = this.model.result.tokens[q];
+    this.tops().forEach((x, h) =>
+      setSays(
+        this.topLines[h],
+        says(this.ctx.t, 'heads.top', { tok, key: x.key, p: x.p }, { q, head: h, k: x.best }),
+      ),
+    );
+  }
+
+  render(model) {
+    const { t, actions } = this.ctx;
+    const tr = model.result;
+    this.model = model;
+    const v = this.views(model);
+    this.headViews = v.heads.map((a) => matrixView(...a));
+    this.topLines = this.headViews.map(() => el('p', { class: 'head-top' }));
+    this.headBlocks = this.headViews.map((m, h) => {
+      const fig = matrixBlock(t('heads.head', { h: h + 1 }), `${tr.config.n} × ${tr.config.n}`, m);
+      fig.classList.add(`head-${h % 8}`);
+      fig.append(
+        this.topLines[h],
+        el('button', {
+          class: 'action small',
+          text: t('heads.follow', { h: h + 1 }),
+          type: 'button',
+          on: { click: () => actions.setHead(h) },
+        }),
+      );
+      return fig;
+    });
+    this.concat = matrixView(...v.concat);
+    // each head's slice of concat's columns in that head's colour
+    if (this.concat instanceof MatrixTable)
+      this.concat.colHeads.forEach((th, c) =>
+        th.classList.add(`slice-${Math.floor(c / tr.config.d_k) % 8}`),
+      );
+    this.wo = matrixView(...v.wo);
+    this.out = matrixView(...v.out);
+    this.concatBlock = matrixBlock(
+      t('heads.concat'),
+      `${tr.config.n} × ${tr.config.heads * tr.config.d_k}`,
+      this.concat,
+      t('heads.concatNote', { h: tr.config.heads, dk: tr.config.d_k }),
+      t,
+    );
+    this.woBlock = matrixBlock(
+      'W_O',
+      `${tr.config.heads * tr.config.d_k} × ${tr.config.d_model}`,
+      this.wo,
+      null,
+      t,
+    );
+    this.outBlock = matrixBlock(
+      t('heads.output'),
+      `${tr.config.n} × ${tr.config.d_model}`,
+      this.out,
+      t('heads.orient'),
+      t,
+    );
+    this.residual = el('p', { class: 'residual-note' });
+    this.markRows();
+    this.fillTops();
+    this.fillResidual();
+    this.merge = el('div', { class: 'row-blocks merge' }, [
+      this.concatBlock,
+      el('div', { class: 'op', text: '×' }),
+      this.woBlock,
+      el('div', { class: 'op', text: '=' }),
+      this.outBlock,
+    ]);
+    this.root.replaceChildren(
+      el('p', {
+        class: 'lead',
+        text: t('heads.lead', { h: tr.config.heads, dk: tr.config.d_k, d: tr.config.d_model }),
+      }),
+      el('div', { class: 'row-blocks heads' }, this.headBlocks),
+      this.merge,
+      this.residual,
+      this.shapes.el,
+    );
+    this.shapes.update(model);
+  }
+
+  show(k) {
+    this.k = k;
+    const h = this.model.result.config.heads;
+    const n = this.model.result.config.n;
+    // compact maps follow the followed token's row and, in each head, the key it looks at most
+    const q = this.model.state.q;
+    const tops = this.tops();
+    this.headViews.forEach((m, i) => m.moveWindow?.(tops[i].best, q));
+    this.concat.moveWindow?.(0, q);
+    this.out.moveWindow?.(0, q);
+    this.headBlocks.forEach((b, i) => {
+      b.classList.toggle('pending', i >= Math.max(1, k));
+      b.classList.toggle('current', k >= 1 && k <= h && i === k - 1);
+    });
+    this.concat.reveal(k > h ? Infinity : 0);
+    this.out.reveal(k > h + 1 ? Infinity : 0);
+    this.concatBlock.classList.toggle('current', k === h + 1);
+    this.woBlock.classList.toggle('current', k === h + 2);
+    this.outBlock.classList.toggle('current', k === h + 2);
+    this.merge.classList.toggle('pending', k <= h);
+    void n;
+  }
+
+  active(k) {
+    const tr = this.model.result;
+    const q = this.model.state.q;
+    const live = (c, box) => (c.isConnected ? c : box);
+    if (k >= 1 && k <= tr.config.heads)
+      return [
+        live(this.headViews[k - 1].cell(q, this.tops()[k - 1].best), this.headBlocks[k - 1]),
+        this.headBlocks[k - 1],
+      ];
+    if (k === tr.config.heads + 1) return [this.concatBlock];
+    if (k >= tr.config.heads + 2) return [this.outBlock];
+    return [this.headBlocks[0]];
+  }
+
+  narrate(k) {
+    const tr = this.model.result;
+    const labels = this.model.result.tokens;
+    const q = this.model.state.q;
+    const tops = this.tops();
+    if (k >= 1 && k <= tr.config.heads) {
+      return this.ctx.t('narr.headStep', {
+        tok: labels[q],
+        h: k,
+        key: tops[k - 1].key,
+        p: tops[k - 1].p,
+      });
+    }
+    if (k === tr.config.heads + 1)
+      return this.ctx.t('narr.headsConcat', {
+        tok: labels[q],
+        n: tr.config.heads,
+        dk: tr.config.d_k,
+        w: tr.concat.cols,
+      });
+    if (k === 0) return this.ctx.t('narr.headsStart', { n: tr.config.heads });
+    const parts = tops.map((x, h) => this.ctx.t('narr.headPart', { h: h + 1, key: x.key, p: x.p }));
+    return this.ctx.t('narr.heads', {
+      tok: labels[q],
+      parts: parts.join(this.ctx.t('list.sep')),
+      n: tr.config.heads,
+      d: tr.config.d_model,
+    });
   }
 }

@@ -3,8 +3,7 @@
 // keyboard cursor, zoom, and every value as a table on demand, a page of rows at a time.
 // It has MatrixTable's interface (table, reveal, revealRows, mark, cell), so a stage picks either
 // with matrixView(). Drawing only: the numbers are shown as given, never computed here.
-import { el, fmt, MatrixTable, tint, maxAbsFinite, setText } from './util.js';
-import { refresh } from './later.js';
+import { el, fmt, MatrixTable, maxAbsFinite, setText } from './util.js';
 
 /** Above this many tokens a matrix with a row per token (o.tokenRows) is drawn as a heatmap, and
  *  so is any matrix this many rows and columns (d_model 64 x d_k 64 weights). Above it a table is
@@ -15,12 +14,17 @@ export const HEATMAP_CELLS = 8192;
 const PAGE_ROWS = 16;
 
 export function useHeatmap(m, o = {}) {
-  return (m.rows > HEATMAP_ROWS && (o.tokenRows || m.cols > HEATMAP_ROWS)) || m.rows * m.cols > HEATMAP_CELLS;
+  return (
+    (m.rows > HEATMAP_ROWS && (o.tokenRows || m.cols > HEATMAP_ROWS)) ||
+    m.rows * m.cols > HEATMAP_CELLS
+  );
 }
 
 /** A MatrixTable for small matrices, a Heatmap for large ones. o: MatrixTable's options + t,
  *  tokenRows (a row per token). */
-export function matrixView(m, o) { return useHeatmap(m, o) ? new Heatmap(m, o) : new MatrixTable(m, o); }
+export function matrixView(m, o) {
+  return useHeatmap(m, o) ? new Heatmap(m, o) : new MatrixTable(m, o);
+}
 
 /**
  * Refreshes views in place for the next trace: pairs of [view, [m, o]] (what matrixView took);
@@ -36,24 +40,34 @@ export function matrixView(m, o) { return useHeatmap(m, o) ? new Heatmap(m, o) :
  */
 export function refreshStage(stage, model, shape, pairs) {
   if (String(shape(model)) !== String(shape(stage.model))) return false;
-  if (!refreshViews(pairs(model))) return false;
+  if (!refreshViews(pairs(model), stage.ctx.later)) return false;
   stage.model = model;
   return true;
 }
 
-export function refreshViews(pairs) {
-  if (pairs.some(([v, [m, o]]) => !v || useHeatmap(m, o) !== (v instanceof Heatmap))) return false;
-  for (const [v, [m, o]] of pairs) refresh(v, m, o);
+export function refreshViews(pairs, later) {
+  if (pairs.some(([v, [m, o]]) => !v || useHeatmap(m, o) !== v instanceof Heatmap)) return false;
+  for (const [v, [m, o]] of pairs) later.refresh(v, m, o);
   return true;
 }
-
-
 
 // cell colours as bytes, written at px[i..i+3]: the same hues as util.tint, stronger because no
 // text sits on them
 function rgbInto(px, i, v, scale, weight) {
-  if (v === -Infinity) { px[i] = 110; px[i + 1] = 117; px[i + 2] = 130; px[i + 3] = 255; return; }   // masked: mid grey
-  if (!Number.isFinite(v)) { px[i] = 0; px[i + 1] = 0; px[i + 2] = 0; px[i + 3] = 255; return; }
+  if (v === -Infinity) {
+    px[i] = 110;
+    px[i + 1] = 117;
+    px[i + 2] = 130;
+    px[i + 3] = 255;
+    return;
+  } // masked: mid grey
+  if (!Number.isFinite(v)) {
+    px[i] = 0;
+    px[i + 1] = 0;
+    px[i + 2] = 0;
+    px[i + 3] = 255;
+    return;
+  }
   const a = 0.04 + 0.9 * Math.min(1, Math.abs(v) / scale);
   const c = weight ? HUE_WEIGHT : v >= 0 ? HUE_POS : HUE_NEG;
   px[i] = Math.round(255 + (c[0] - 255) * a);
@@ -71,6 +85,8 @@ export class Heatmap {
   constructor(m, o) {
     this.m = m;
     this.o = o;
+    /** @type {HTMLElement | null} the "rows × cols" line, when matrixBlock shows the view */
+    this.shapeEl = null;
     const t = o.t || ((k) => k);
     this.t = t;
     this.revealed = m.rows * m.cols;
@@ -81,39 +97,65 @@ export class Heatmap {
     this.stripRow = -1;
 
     this.canvas = el('canvas', {
-      class: 'hm-canvas',
-      attrs: {
-        width: m.cols, height: m.rows, tabindex: '0', role: 'img',
-        'aria-label': t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
-      },
+      class: 'heatmap-canvas',
+      width: m.cols,
+      height: m.rows,
+      tabindex: '0',
+      role: 'img',
+      'aria-label': t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
     });
     this.ctx2d = this.canvas.getContext('2d');
     this.images(m);
     this.ctx2d.putImageData(this.full, 0, 0);
-    this.boxes = { row: el('div', { class: 'hm-mark hm-row' }), col: el('div', { class: 'hm-mark hm-col' }),
-      cell: el('div', { class: 'hm-mark hm-cell' }), cursor: el('div', { class: 'hm-mark hm-cursor' }) };
+    this.boxes = {
+      row: el('div', { class: 'heatmap-mark heatmap-row' }),
+      col: el('div', { class: 'heatmap-mark heatmap-col' }),
+      cell: el('div', { class: 'heatmap-mark heatmap-cell' }),
+      cursor: el('div', { class: 'heatmap-mark heatmap-cursor' }),
+    };
     for (const b of Object.values(this.boxes)) b.hidden = true;
-    this.plane = el('div', { class: 'hm-plane' }, [this.canvas, ...Object.values(this.boxes)]);
-    this.readout = el('p', { class: 'hm-readout', attrs: { 'aria-live': 'polite' } });
-    this.zoomText = el('span', { class: 'hm-zoom' });
-    const zbtn = (key, text, d) => el('button', {
-      class: 'action small', text, attrs: { type: 'button', 'aria-label': t(key), title: t(key) },
-      on: { click: () => this.setZoom(this.zoom * (d > 0 ? 2 : 0.5)) },
+    this.plane = el('div', { class: 'heatmap-plane' }, [this.canvas, ...Object.values(this.boxes)]);
+    this.readout = el('p', { class: 'heatmap-readout', 'aria-live': 'polite' });
+    this.zoomText = el('span', { class: 'heatmap-zoom' });
+    const zbtn = (key, text, d) =>
+      el('button', {
+        class: 'action small',
+        text,
+        type: 'button',
+        'aria-label': t(key),
+        title: t(key),
+        on: { click: () => this.setZoom(this.zoom * (d > 0 ? 2 : 0.5)) },
+      });
+    this.legend = el('p', {
+      class: 'hint heatmap-legend',
+      text: t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) }),
     });
-    this.legend = el('p', { class: 'hint hm-legend', text: t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) }) });
-    this.strip = el('div', { class: 'hm-strip' });
-    this.pageBox = el('div', { class: 'hm-page' });
-    this.details = el('details', { class: 'hm-table' }, [el('summary', { text: t('heat.table') }), this.pageBox]);
-    this.page = -1;
-    this.details.addEventListener('toggle', () => { if (this.details.open && this.page < 0) this.showPage(0); });
-    this.table = el('div', { class: 'heatmap', attrs: { 'data-matrix-view': 'heatmap', 'data-heatmap': o.name } }, [
-      this.legend,
-      el('div', { class: 'hm-tools' }, [zbtn('heat.zoomOut', '−', -1), this.zoomText, zbtn('heat.zoomIn', '+', 1)]),
-      el('div', { class: 'hm-wrap' }, [this.plane]),
-      this.readout,
-      this.strip,
-      this.details,
+    this.strip = el('div', { class: 'heatmap-strip' });
+    this.pageBox = el('div', { class: 'heatmap-page' });
+    this.details = el('details', { class: 'heatmap-table' }, [
+      el('summary', { text: t('heat.table') }),
+      this.pageBox,
     ]);
+    this.page = -1;
+    this.details.addEventListener('toggle', () => {
+      if (this.details.open && this.page < 0) this.showPage(0);
+    });
+    this.table = el(
+      'div',
+      { class: 'heatmap', 'data-matrix-view': 'heatmap', 'data-heatmap': o.name },
+      [
+        this.legend,
+        el('div', { class: 'heatmap-tools' }, [
+          zbtn('heat.zoomOut', '−', -1),
+          this.zoomText,
+          zbtn('heat.zoomIn', '+', 1),
+        ]),
+        el('div', { class: 'heatmap-wrap' }, [this.plane]),
+        this.readout,
+        this.strip,
+        this.details,
+      ],
+    );
     this.listen();
     this.setZoom(this.zoom);
     this.showStrip(0);
@@ -129,11 +171,15 @@ export class Heatmap {
       this.blank = this.ctx2d.createImageData(m.cols, m.rows);
       const blank = this.blank.data;
       for (let i = 0; i < blank.length; i += 4) {
-        blank[i] = PENDING[0]; blank[i + 1] = PENDING[1]; blank[i + 2] = PENDING[2]; blank[i + 3] = 255;
+        blank[i] = PENDING[0];
+        blank[i + 1] = PENDING[1];
+        blank[i + 2] = PENDING[2];
+        blank[i + 3] = 255;
       }
     }
     const full = this.full.data;
-    for (let i = 0; i < m.rows * m.cols; i++) rgbInto(full, 4 * i, m.data[i], this.scale, o.weight && m.data[i] !== -Infinity);
+    for (let i = 0; i < m.rows * m.cols; i++)
+      rgbInto(full, 4 * i, m.data[i], this.scale, o.weight && m.data[i] !== -Infinity);
   }
 
   /** The next trace's matrix (same meaning; the shape may differ): redrawn in place; marks,
@@ -150,23 +196,33 @@ export class Heatmap {
       if (this.shapeEl) this.shapeEl.textContent = `${m.rows} × ${m.cols}`;
       this.canvas.width = m.cols;
       this.canvas.height = m.rows;
-      this.canvas.setAttribute('aria-label', this.t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }));
+      this.canvas.setAttribute(
+        'aria-label',
+        this.t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
+      );
     }
     this.images(m);
     this.revealed = full ? m.rows * m.cols : Math.min(this.revealed, m.rows * m.cols);
     this.ctx2d.putImageData(this.full, 0, 0);
     if (this.revealed < m.rows * m.cols) this.paint(this.revealed, m.rows * m.cols, this.blank);
-    setText(this.legend, this.t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) }));
+    setText(
+      this.legend,
+      this.t(o.weight ? 'heat.legendWeight' : 'heat.legend', { max: fmt(this.scale, 3) }),
+    );
     this.cursor = [Math.min(this.cursor[0], m.rows - 1), Math.min(this.cursor[1], m.cols - 1)];
     this.marks.row = this.marks.row.filter((r) => r < m.rows);
     this.marks.col = this.marks.col.filter((c) => c < m.cols);
     this.marks.cell = this.marks.cell.filter(([r, c]) => r < m.rows && c < m.cols);
-    const strip = this.marks.row.length ? this.marks.row[0] : Math.min(Math.max(0, this.stripRow), m.rows - 1);
+    const strip = this.marks.row.length
+      ? this.marks.row[0]
+      : Math.min(Math.max(0, this.stripRow), m.rows - 1);
     this.stripRow = -1;
     this.showStrip(strip);
-    if (resized) this.setZoom(this.zoom); else this.placeBoxes();
+    if (resized) this.setZoom(this.zoom);
+    else this.placeBoxes();
     this.read(...this.cursor);
-    if (this.details.open) this.showPage(this.page); else this.page = -1;
+    if (this.details.open) this.showPage(this.page);
+    else this.page = -1;
     return this;
   }
 
@@ -186,19 +242,30 @@ export class Heatmap {
       const c = Math.floor(ev.offsetX / this.zoom);
       return [Math.min(this.m.rows - 1, Math.max(0, r)), Math.min(this.m.cols - 1, Math.max(0, c))];
     };
-    this.canvas.addEventListener('pointermove', (ev) => { const [r, c] = at(ev); this.read(r, c); });
+    this.canvas.addEventListener('pointermove', (ev) => {
+      const [r, c] = at(ev);
+      this.read(r, c);
+    });
     this.canvas.addEventListener('click', (ev) => {
       const [r, c] = at(ev);
       this.moveCursor(r, c);
       if (this.o.onSelect) this.o.onSelect(r, c);
     });
     this.canvas.addEventListener('focus', () => this.moveCursor(...this.cursor));
-    this.canvas.addEventListener('blur', () => { this.boxes.cursor.hidden = true; });
+    this.canvas.addEventListener('blur', () => {
+      this.boxes.cursor.hidden = true;
+    });
     this.canvas.addEventListener('keydown', (ev) => {
       let [r, c] = this.cursor;
       const big = 8;
-      const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
-        PageUp: [-big, 0], PageDown: [big, 0] };
+      const moves = {
+        ArrowUp: [-1, 0],
+        ArrowDown: [1, 0],
+        ArrowLeft: [0, -1],
+        ArrowRight: [0, 1],
+        PageUp: [-big, 0],
+        PageDown: [big, 0],
+      };
       if (moves[ev.key]) {
         r += moves[ev.key][0];
         c += moves[ev.key][1];
@@ -225,21 +292,30 @@ export class Heatmap {
     if (wrap && document.activeElement === this.canvas) {
       const x = c * this.zoom;
       const y = r * this.zoom;
-      if (x < wrap.scrollLeft || x > wrap.scrollLeft + wrap.clientWidth - this.zoom) wrap.scrollLeft = x - wrap.clientWidth / 2;
-      if (y < wrap.scrollTop || y > wrap.scrollTop + wrap.clientHeight - this.zoom) wrap.scrollTop = y - wrap.clientHeight / 2;
+      if (x < wrap.scrollLeft || x > wrap.scrollLeft + wrap.clientWidth - this.zoom)
+        wrap.scrollLeft = x - wrap.clientWidth / 2;
+      if (y < wrap.scrollTop || y > wrap.scrollTop + wrap.clientHeight - this.zoom)
+        wrap.scrollTop = y - wrap.clientHeight / 2;
     }
   }
 
-  label(list, i) { return list ? list[i] : String(i + 1); }
+  label(list, i) {
+    return list ? list[i] : String(i + 1);
+  }
 
   /** The readout: which cell, its labels and its value (and the row's extra value, e.g. the sum). */
   read(r, c) {
     const o = this.o;
     const v = this.m.data[r * this.m.cols + c];
     const extra = o.extra ? ` · ${o.extra.title} = ${fmt(o.extra.values[r], 3)}` : '';
-    this.readout.textContent = this.t('heat.cell', {
-      i: r + 1, j: c + 1, row: this.label(o.rowLabels, r), col: this.label(o.colLabels, c), v: fmt(v, 3),
-    }) + extra;
+    this.readout.textContent =
+      this.t('heat.cell', {
+        i: r + 1,
+        j: c + 1,
+        row: this.label(o.rowLabels, r),
+        col: this.label(o.colLabels, c),
+        v: fmt(v, 3),
+      }) + extra;
   }
 
   place(box, r, c, h, w) {
@@ -260,7 +336,8 @@ export class Heatmap {
     if (c != null) this.place(this.boxes.col, 0, c, rows, 1);
     this.boxes.cell.hidden = cell == null;
     if (cell) this.place(this.boxes.cell, cell[0], cell[1], 1, 1);
-    if (!this.boxes.cursor.hidden) this.place(this.boxes.cursor, this.cursor[0], this.cursor[1], 1, 1);
+    if (!this.boxes.cursor.hidden)
+      this.place(this.boxes.cursor, this.cursor[0], this.cursor[1], 1, 1);
   }
 
   // paint cells [lo, hi) (row-major) from `src`
@@ -291,19 +368,28 @@ export class Heatmap {
     this.pendStrip();
   }
 
-  revealRows(rows) { this.reveal(rows * this.m.cols); }
+  revealRows(rows) {
+    this.reveal(rows * this.m.cols);
+  }
+
+  /** MatrixTable's compact window: a heatmap always shows the whole matrix, so nothing moves.
+   *  @param {number} _c  @param {number} [_r] */
+  moveWindow(_c, _r) {}
 
   /** Marks: one row, one column or one cell is outlined; the focus row's cells are shown as DOM. */
   mark(kind, list) {
-    const ok = list.filter((x) => (kind === 'cell'
-      ? x[0] >= 0 && x[0] < this.m.rows && x[1] >= 0 && x[1] < this.m.cols
-      : x >= 0 && x < (kind === 'col' ? this.m.cols : this.m.rows)));
+    const ok = list.filter((x) =>
+      kind === 'cell'
+        ? x[0] >= 0 && x[0] < this.m.rows && x[1] >= 0 && x[1] < this.m.cols
+        : x >= 0 && x < (kind === 'col' ? this.m.cols : this.m.rows),
+    );
     this.marks[kind] = ok.slice(0, 1);
     this.placeBoxes();
     if (kind === 'row' && ok.length) this.showStrip(ok[0]);
     if (kind === 'cell' && ok.length && !this.marks.row.length) this.showStrip(ok[0][0]);
     for (const td of this.stripCells || []) td.classList.remove('mark-cell');
-    if (kind === 'cell' && ok.length && ok[0][0] === this.stripRow) this.stripCells[ok[0][1]].classList.add('mark-cell');
+    if (kind === 'cell' && ok.length && ok[0][0] === this.stripRow)
+      this.stripCells[ok[0][1]].classList.add('mark-cell');
   }
 
   /** The DOM cell of (r, c) when it is in the focus row; a detached cell otherwise. */
@@ -320,8 +406,15 @@ export class Heatmap {
     const { m, o } = this;
     const row = { rows: 1, cols: m.cols, data: m.data.subarray(r * m.cols, (r + 1) * m.cols) };
     const so = {
-      name: o.name, head: o.head, colLabels: o.colLabels, corner: o.corner, weight: o.weight, digits: o.digits,
-      rowLabels: [this.label(o.rowLabels, r)], firstRow: r, scale: o.scale ?? (o.weight ? 1 : this.scale),
+      name: o.name,
+      head: o.head,
+      colLabels: o.colLabels,
+      corner: o.corner,
+      weight: o.weight,
+      digits: o.digits,
+      rowLabels: [this.label(o.rowLabels, r)],
+      firstRow: r,
+      scale: o.scale ?? (o.weight ? 1 : this.scale),
       extra: o.extra ? { ...o.extra, values: [o.extra.values[r]] } : undefined,
     };
     const title = this.t('heat.row', { i: r + 1, row: this.label(o.rowLabels, r) });
@@ -335,11 +428,18 @@ export class Heatmap {
         this.stripTable.table.classList.add('selectable');
         this.stripTable.table.addEventListener('click', (ev) => {
           const td = ev.target.closest('td[data-col]');
-          if (td && this.o.onSelect) { this.moveCursor(this.stripRow, +td.dataset.col); this.o.onSelect(this.stripRow, +td.dataset.col); }
+          if (td && this.o.onSelect) {
+            this.moveCursor(this.stripRow, +td.dataset.col);
+            this.o.onSelect(this.stripRow, +td.dataset.col);
+          }
         });
       }
-      this.stripTitle = el('p', { class: 'hm-strip-title', text: title });
-      this.stripBox = el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': title } }, [this.stripTable.table]);
+      this.stripTitle = el('p', { class: 'heatmap-strip-title', text: title });
+      this.stripBox = el(
+        'div',
+        { class: 'scroller', tabindex: '0', role: 'group', 'aria-label': title },
+        [this.stripTable.table],
+      );
       this.strip.replaceChildren(this.stripTitle, this.stripBox);
     }
     this.stripCells = this.stripTable.cells;
@@ -359,23 +459,50 @@ export class Heatmap {
     this.page = Math.max(0, Math.min(pages - 1, p));
     const lo = this.page * PAGE_ROWS;
     const hi = Math.min(m.rows, lo + PAGE_ROWS);
-    const page = new MatrixTable({ rows: hi - lo, cols: m.cols, data: m.data.subarray(lo * m.cols, hi * m.cols) }, {
-      name: o.name, head: o.head, colLabels: o.colLabels, corner: o.corner, weight: o.weight, digits: o.digits,
-      rowLabels: Array.from({ length: hi - lo }, (_, i) => this.label(o.rowLabels, lo + i)), firstRow: lo,
-      scale: o.scale ?? (o.weight ? 1 : this.scale), caption: t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
-    });
-    const nav = (key, d, disabled) => el('button', {
-      class: 'action small', text: t(key), attrs: { type: 'button', ...(disabled ? { disabled: '' } : {}) },
-      on: { click: () => { this.showPage(this.page + d); this.pageBox.querySelector('button:not([disabled])')?.focus(); } },
-    });
+    const page = new MatrixTable(
+      { rows: hi - lo, cols: m.cols, data: m.data.subarray(lo * m.cols, hi * m.cols) },
+      {
+        name: o.name,
+        head: o.head,
+        colLabels: o.colLabels,
+        corner: o.corner,
+        weight: o.weight,
+        digits: o.digits,
+        rowLabels: Array.from({ length: hi - lo }, (_, i) => this.label(o.rowLabels, lo + i)),
+        firstRow: lo,
+        scale: o.scale ?? (o.weight ? 1 : this.scale),
+        caption: t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
+      },
+    );
+    const nav = (key, d, disabled) =>
+      el('button', {
+        class: 'action small',
+        text: t(key),
+        type: 'button',
+        ...(disabled ? { disabled: '' } : {}),
+        on: {
+          click: () => {
+            this.showPage(this.page + d);
+            this.pageBox.querySelector('button:not([disabled])')?.focus();
+          },
+        },
+      });
     this.pageBox.replaceChildren(
-      el('div', { class: 'hm-tools' }, [
+      el('div', { class: 'heatmap-tools' }, [
         nav('heat.prev', -1, this.page === 0),
         el('span', { text: t('heat.rows', { a: lo + 1, b: hi, n: m.rows }) }),
         nav('heat.next', 1, this.page === pages - 1),
       ]),
-      el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': t('heat.rows', { a: lo + 1, b: hi, n: m.rows }) } },
-        [page.table]),
+      el(
+        'div',
+        {
+          class: 'scroller',
+          tabindex: '0',
+          role: 'group',
+          'aria-label': t('heat.rows', { a: lo + 1, b: hi, n: m.rows }),
+        },
+        [page.table],
+      ),
     );
   }
 }

@@ -5,7 +5,7 @@ import { PRESETS } from '../state.js';
 
 export class InputView {
   constructor(dom, { t, actions }) {
-    this.dom = dom;   // {text, presets, messages, count}
+    this.dom = dom; // {text, presets, messages, count}
     this.t = t;
     this.actions = actions;
     dom.text.addEventListener('input', () => actions.setText(dom.text.value));
@@ -13,24 +13,39 @@ export class InputView {
   }
 
   build() {
-    this.dom.presets.replaceChildren(...PRESETS.map((p) => el('button', {
-      class: 'preset', text: p, attrs: { type: 'button', lang: /[a-z]/i.test(p) ? 'en' : 'zh' },
-      on: { click: () => this.actions.setText(p, true) },
-    })));
+    this.dom.presets.replaceChildren(
+      ...PRESETS.map((p) =>
+        el('button', {
+          class: 'preset',
+          text: p,
+          type: 'button',
+          lang: /[a-z]/i.test(p) ? 'en' : 'zh',
+          on: { click: () => this.actions.setText(p, true) },
+        }),
+      ),
+    );
   }
 
-  setTranslator(t) { this.t = t; }
+  setTranslator(t) {
+    this.t = t;
+  }
 
-  setText(s) { if (this.dom.text.value !== s) this.dom.text.value = s; }
+  setText(s) {
+    if (this.dom.text.value !== s) this.dom.text.value = s;
+  }
 
   /** messages: [{kind: 'error'|'notice', text}] */
   showMessages(messages) {
     const shown = JSON.stringify(messages);
-    if (shown === this.shown) return;   // typing mostly repeats "no messages"
+    if (shown === this.shown) return; // typing mostly repeats "no messages"
     this.shown = shown;
-    this.dom.messages.replaceChildren(...messages.map((m) => el('li', { class: `msg ${m.kind}`, text: m.text })));
+    this.dom.messages.replaceChildren(
+      ...messages.map((m) => el('li', { class: `msg ${m.kind}`, text: m.text })),
+    );
     this.dom.text.setAttribute('aria-invalid', String(messages.some((m) => m.kind === 'error')));
   }
 
-  showCount(text) { if (this.dom.count.textContent !== text) this.dom.count.textContent = text; }
+  showCount(text) {
+    if (this.dom.count.textContent !== text) this.dom.count.textContent = text;
+  }
 }

@@ -1,49 +1,182 @@
-// mask.js: stage 6. With the causal mask a query may not look at later keys: those cells become
-// −∞ (and weight 0 after softmax). Without it the matrix passes through unchanged.
-import { el, matrixBlock, rowOf } from './util.js';
+// mask.js: stage 6. With the causal mask a query may not look at later keys: step i takes row i,
+// its scaled scores above, and the cells of later keys turn into −∞ below (weight 0 after
+// softmax); the last step comes back to the followed row. Without the mask every row passes
+// through unchanged, and the stage says so.
+import {
+  el,
+  fmt,
+  matrixBlock,
+  rowOf,
+  setText,
+  writeOnce,
+  replay,
+  keyCols,
+  StripWindow,
+} from './util.js';
 import { matrixView, refreshStage } from './heatmap.js';
 
 export class MaskStage {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+  constructor(root, ctx) {
+    this.still = false; // set by the walkthrough: this show() only refreshes (no replay)
+    this.root = root;
+    this.ctx = ctx;
+  }
 
-  units(model) { return model.result.trace.n; }
+  // one step per row, then the followed row again
+  units(model) {
+    return model.result.config.n + 1;
+  }
 
   view(model) {
     const h = model.state.head;
-    const labels = model.result.tokens.map((x) => x.text);
-    return [model.result.trace.head[h].masked, { t: this.ctx.t, name: 'masked', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k' }];
+    const labels = model.result.tokens;
+    return [
+      model.result.heads[h].masked,
+      {
+        t: this.ctx.t,
+        name: 'masked',
+        head: h,
+        tokenRows: true,
+        rowLabels: labels,
+        colLabels: labels,
+        corner: 'q \\ k',
+        window: { cols: keyCols() },
+      },
+    ];
   }
 
   update(model) {
-    return refreshStage(this, model, (m) => [m.state.head, m.result.trace.causal], (m) => [[this.m, this.view(m)]]);
+    return refreshStage(
+      this,
+      model,
+      (m) => [m.state.head, m.result.config.causal], // the strip and table follow n in place
+      (m) => [[this.m, this.view(m)]],
+    );
   }
 
   render(model) {
     const { t, actions } = this.ctx;
-    const tr = model.result.trace;
+    const tr = model.result;
     this.model = model;
     this.m = matrixView(...this.view(model));
     const toggle = el('button', {
-      class: 'action', text: tr.causal ? t('mask.turnOff') : t('mask.turnOn'),
-      attrs: { type: 'button' }, on: { click: () => actions.setSetting('causal', !tr.causal) },
+      class: 'action',
+      text: tr.config.causal ? t('mask.turnOff') : t('mask.turnOn'),
+      type: 'button',
+      on: { click: () => actions.setSetting('causal', !tr.config.causal) },
     });
+    this.stripTitle = el('h4');
+    this.head = el('tr');
+    this.before = el('tr', { class: 'before' });
+    this.after = el('tr', { class: 'after' });
+    this.strip = el('table', { class: 'dot mask-strip' }, [
+      el('thead', {}, [this.head]),
+      el('tbody', {}, [this.before, this.after]),
+    ]);
+    this.stripWin = new StripWindow(t, 2); // the row before and after
     this.root.replaceChildren(
-      el('p', { class: 'lead', text: tr.causal ? t('mask.on') : t('mask.off') }), toggle,
-      el('div', { class: 'row-blocks' }, [matrixBlock(t('mask.title'), `${tr.n} × ${tr.n}`, this.m, t('orient'))]),
+      el('p', { class: 'lead' }, [tr.config.causal ? t('mask.on') : t('mask.off'), ' ', toggle]),
+      el('figure', { class: 'mask-op' }, [
+        this.stripTitle,
+        this.stripWin.el,
+        el('div', { class: 'scroller', tabindex: '0', role: 'group' }, [this.strip]),
+      ]),
+      el('div', { class: 'row-blocks' }, [
+        matrixBlock(t('mask.title'), `${tr.config.n} × ${tr.config.n}`, this.m, t('orient'), t),
+      ]),
     );
   }
 
-  show(k) {
-    this.m.revealRows(k);
-    const r = k >= this.model.result.trace.n ? this.model.state.q : k - 1;
-    this.m.mark('row', r >= 0 ? [r] : []);
+  rowAt(k) {
+    const n = this.model.result.config.n;
+    return k >= 1 && k <= n ? k - 1 : this.model.state.q;
   }
 
-  narrate() {
-    const tr = this.model.result.trace;
-    const q = this.model.state.q;
-    const hidden = [...rowOf(tr.head[this.model.state.head].masked, q)].filter((v) => v === -Infinity).length;
-    const tok = this.model.result.tokens[q].text;
-    return tr.causal ? this.ctx.t('narr.maskOn', { tok, hidden }) : this.ctx.t('narr.maskOff', { tok });
+  show(k) {
+    this.k = k;
+    const tr = this.model.result;
+    const n = tr.config.n;
+    this.m.revealRows(Math.min(k, n));
+    const r = this.rowAt(k);
+    this.m.mark('row', k >= 1 ? [r] : []);
+    this.m.moveWindow?.(Math.min(r + 1, n - 1));
+    this.drawStrip(r, k);
+  }
+
+  // row r: scaled scores above, masked below; the cells that become −∞ flip (CSS)
+  drawStrip(r, k) {
+    const { t } = this.ctx;
+    const tr = this.model.result;
+    const head = tr.heads[this.model.state.head];
+    const labels = this.model.result.tokens;
+    const a = rowOf(head.scaled, r);
+    const b = rowOf(head.masked, r);
+    const n = tr.config.n;
+    const hidden = [...b].filter((v) => v === -Infinity).length;
+    setText(
+      this.stripTitle,
+      t(tr.config.causal ? 'mask.rowOn' : 'mask.rowOff', { tok: labels[r], i: r + 1, hidden }),
+    );
+    const fit = (tr_, count, make) => {
+      while (tr_.children.length > count + 1) tr_.lastChild.remove();
+      while (tr_.children.length < count + 1) tr_.append(make(tr_.children.length - 1));
+    };
+    if (!this.head.firstChild) {
+      this.head.append(el('th', { text: 'k' }));
+      this.before.append(el('th', { scope: 'row', text: t('mask.before') }));
+      this.after.append(el('th', { scope: 'row', text: t('mask.after') }));
+    }
+    fit(this.head, n, () => el('th'));
+    fit(this.before, n, (j) => el('td', { 'data-matrix': 'rowScaled', 'data-col': j }));
+    fit(this.after, n, (j) => el('td', { 'data-matrix': 'rowMasked', 'data-col': j }));
+    for (let j = 0; j < n; j++) {
+      setText(this.head.children[j + 1], labels[j]);
+      const x = this.before.children[j + 1];
+      const y = this.after.children[j + 1];
+      for (const [td, v] of [
+        [x, a[j]],
+        [y, b[j]],
+      ]) {
+        writeOnce(td, 'data-head', this.model.state.head);
+        writeOnce(td, 'data-row', r);
+        writeOnce(td, 'data-value', v);
+        setText(td, fmt(v, 3));
+      }
+      y.classList.toggle('neg-inf', b[j] === -Infinity);
+    }
+    // compact: the window keeps row r's first masked key (j = r + 1) in view
+    this.stripWin.set([this.head, this.before, this.after], 1, n, Math.min(r + 1, n - 1));
+    const key = `${r}|${k}|${tr.config.causal}`;
+    if (this.last !== key) {
+      this.last = key;
+      replay(this.strip, this.still); // the flip from the score to −∞
+    }
+  }
+
+  active(k) {
+    const r = this.rowAt(k);
+    const cell = this.m.cell(r, Math.min(r + 1, this.model.result.config.n - 1));
+    // the row being masked (its strip's box), then the first cell of the matrix it may hide
+    return [this.strip.parentElement, cell.isConnected ? cell : this.m.table];
+  }
+
+  narrate(k) {
+    const tr = this.model.result;
+    const r = this.rowAt(k);
+    const hidden = [...rowOf(tr.heads[this.model.state.head].masked, r)].filter(
+      (v) => v === -Infinity,
+    ).length;
+    const tok = this.model.result.tokens[r];
+    if (k === 0)
+      return this.ctx.t(tr.config.causal ? 'narr.maskStart' : 'narr.maskStartOff', {
+        n: tr.config.n,
+      });
+    if (k <= tr.config.n)
+      return tr.config.causal
+        ? this.ctx.t('narr.maskRow', { tok, i: r + 1, hidden })
+        : this.ctx.t('narr.maskRowOff', { tok, i: r + 1 });
+    return tr.config.causal
+      ? this.ctx.t('narr.maskOn', { tok, hidden })
+      : this.ctx.t('narr.maskOff', { tok });
   }
 }

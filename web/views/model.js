@@ -1,13 +1,94 @@
-// model.js: what model the page is showing and what its heads learned. One line for the model
-// (trained / random / trained in this page), each head's note with its measured accuracy (from the
-// model file), the model's reading of the followed token (trace.guesses) and the tokens outside
-// the lexicon. The notes carry the measured accuracy in their text. It formats what the core returns: no maths, no model logic.
-import { el } from './util.js';
+// model.js: what model the page is showing, in one line, with what each head does on demand. The
+// line names the model's shape and its numbers on the hand-written dev set (from the model file's
+// info); the details list every layer's heads by role (a locale key per role, the measured numbers
+// from the model file), the project version that trained it, the dev and held-out sets' numbers
+// with the baselines, the model's reading of the followed token (trace.guesses) and the tokens
+// outside the vocabulary. It formats what the core returns: no maths, no model logic.
+import { el, says } from './util.js';
+
+/** An element whose text is a says() sentence: the text plus data-says (key and raw values). */
+const said = (tag, attrs, s) =>
+  el(tag, { ...attrs, text: s.text, 'data-says': JSON.stringify(s.data) });
+
+// a share as measured, one decimal: 0.9951 -> "99.5%"
+const pct = (x) =>
+  x == null || Number.isNaN(Number(x)) ? '—' : `${(100 * Number(x)).toFixed(1)}%`;
 
 export class ModelInfoView {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.open = false;
+  }
 
-  setTranslator(t) { this.ctx = { ...this.ctx, t }; this.shown = null; }
+  setTranslator(t) {
+    this.ctx = { ...this.ctx, t };
+    this.shown = null;
+  }
+
+  // one list item per head of every layer: "Layer 2, head 1: <role sentence>"
+  headNotes(model, state) {
+    const { t } = this.ctx;
+    const list = el('ul', { class: 'head-notes', 'aria-label': t('model.notesLabel') });
+    model.notes.forEach((perLayer, l) =>
+      perLayer.forEach((n, h) => {
+        const nums = n.numbers || {};
+        const vars = {
+          pronoun: pct(nums.pronoun),
+          verb: pct(nums.verb),
+          self: pct(nums.self),
+          previous: pct(nums.previous),
+          steps: nums.steps ?? '?',
+        };
+        const last = l === model.notes.length - 1;
+        // the trainer marks each head its attention loss taught (numbers.taught = that weight)
+        const taught = Number(nums.taught || 0) > 0;
+        list.append(
+          el(
+            'li',
+            {
+              class: `head-note${last && h === state.head ? ' chosen' : ''}`,
+              'data-layer': l,
+              'data-head': h,
+              'data-role': n.role,
+            },
+            [
+              el('strong', { text: t('model.headNote', { l: l + 1, h: h + 1 }) }),
+              ' ',
+              said(
+                'span',
+                { class: 'note-text' },
+                says(t, `role.${n.role}`, vars, { layer: l, head: h, numbers: nums }),
+              ),
+              taught ? el('span', { class: 'note-taught', text: ` ${t('model.taught')}` }) : null,
+            ],
+          ),
+        );
+      }),
+    );
+    return list;
+  }
+
+  // "Taught heads: layer 1 head 1, …": the heads whose note carries the trainer's taught mark
+  taughtList(model) {
+    const { t } = this.ctx;
+    const names = [];
+    const heads = [];
+    model.notes.forEach((perLayer, l) =>
+      perLayer.forEach((n, h) => {
+        if (Number((n.numbers || {}).taught || 0) > 0) {
+          names.push(t('model.headShort', { l: l + 1, h: h + 1 }));
+          heads.push([l, h]);
+        }
+      }),
+    );
+    if (!names.length) return null;
+    return said(
+      'p',
+      { class: 'model-taught' },
+      says(t, 'model.taughtList', { list: names.join(t('list.sep')) }, { heads }),
+    );
+  }
 
   update({ result, state }) {
     const { t, lang } = this.ctx;
@@ -15,42 +96,195 @@ export class ModelInfoView {
     const tokens = result.tokens;
     const q = state.q;
     const g = result.guesses && result.guesses[q];
-    const unknown = [...new Set(tokens.filter((x) => x.known === false).map((x) => x.text))];
+    // "cookies → cookie" for a word read through known words inside it, "zork (hashed)" else
+    const unknown = [
+      ...new Set(
+        result.token_details
+          .filter((x) => x.known === false)
+          .map((x) =>
+            x.read_as && x.read_as.length
+              ? t('model.readAs', { tok: x.text, pieces: x.read_as.join(' + ') })
+              : t('model.hashed', { tok: x.text }),
+          ),
+      ),
+    ];
     // typing changes little here: build again only when what is shown changed
-    const shown = JSON.stringify([model && model.name, model && model.dModel, result.settings.seed, state.head, q,
-      tokens[q] && tokens[q].text, g && g.word, g && g.probability, unknown, this.ctx.lang()]);
+    const shown = JSON.stringify([
+      model && model.name,
+      !!result.program,
+      model && model.d_model,
+      model && model.info,
+      result.config.seed,
+      state.head,
+      q,
+      tokens[q],
+      g && g.word,
+      g && g.probability,
+      unknown,
+      lang(),
+    ]);
     if (shown === this.shown) return;
     this.shown = shown;
     const parts = [];
-    if (!model) {
-      parts.push(el('p', { class: 'model-line', text: t('model.random', { seed: result.settings.seed }) }));
+    if (result.program) {
+      parts.push(
+        el('p', { class: 'model-line', text: t('model.numpy', { seed: result.config.seed }) }),
+      );
+    } else if (!model) {
+      parts.push(
+        el('p', { class: 'model-line', text: t('model.random', { seed: result.config.seed }) }),
+      );
     } else {
       const info = model.info || {};
+      const vars = {
+        d: model.d_model,
+        h: model.heads,
+        dk: model.d_k,
+        layers: model.layers,
+        steps: info.steps ?? '?',
+        n: info.eval_pronoun_count ?? '?',
+        head: pct(info.eval_pronoun_coref_head),
+        any: pct(info.eval_pronoun_any_head),
+        rule: pct(info.eval_pronoun_baseline_category_rule),
+      };
       const key = model.name === 'custom' ? 'model.custom' : 'model.trained';
-      parts.push(el('p', { class: 'model-line', text: t(key, {
-        d: model.dModel, h: model.heads, dk: model.dK, n: info.train_sentences ?? '?', steps: info.steps ?? '?',
-      }) }));
-      const notes = el('ul', { class: 'head-notes', attrs: { 'aria-label': t('model.notesLabel') } });
-      model.notes.forEach((n, h) => {
-        const note = lang() === 'zh' ? n.noteZh : n.note;
-        const li = el('li', { class: `head-note${h === state.head ? ' chosen' : ''}`, attrs: { 'data-head': h, 'data-role': n.role, 'data-pronoun-accuracy': n.pronounAccuracy, 'data-verb-accuracy': n.verbAccuracy } }, [
-          el('strong', { text: t('model.headNote', { h: h + 1 }) }), ' ', el('span', { class: 'note-text', text: note }),
-        ]);
-        notes.append(li);
+      const honestKeys = [
+        'eval_sentences',
+        'eval_pairs',
+        'eval_pairs_both_right_any_head',
+        'eval_pairs_both_right_coref_head',
+        'eval_pronoun_baseline_category_rule',
+        'eval_pronoun_baseline_nearest_noun',
+        'eval_pronoun_baseline_first_noun',
+        'eval_verb_any_head',
+      ];
+      const heldoutKeys = [
+        'heldout_sentences',
+        'heldout_pronoun_count',
+        'heldout_pronoun_coref_head',
+        'heldout_pronoun_any_head',
+        'heldout_pronoun_zh_any_head',
+        'heldout_pronoun_en_any_head',
+        'heldout_pronoun_baseline_category_rule',
+        'heldout_pronoun_baseline_nearest_noun',
+        'heldout_pronoun_baseline_first_noun',
+        'heldout_pairs',
+        'heldout_pairs_both_right_any_head',
+      ];
+      const details = el('details', { class: 'model-details' }, [
+        said(
+          'summary',
+          { class: 'model-line' },
+          says(t, key, vars, {
+            info: Object.fromEntries(
+              [
+                'steps',
+                'eval_pronoun_count',
+                'eval_pronoun_coref_head',
+                'eval_pronoun_any_head',
+                'eval_pronoun_baseline_category_rule',
+              ].map((k) => [k, info[k] ?? null]),
+            ),
+          }),
+        ),
+        this.headNotes(model, state),
+        this.taughtList(model),
+        info.project_version
+          ? said(
+              'p',
+              { class: 'model-version' },
+              says(
+                t,
+                'model.version',
+                { version: info.project_version },
+                { version: info.project_version },
+              ),
+            )
+          : null,
+        model.name === 'custom'
+          ? null
+          : said(
+              'p',
+              { class: 'model-honest' },
+              says(
+                t,
+                'model.honest',
+                {
+                  n: info.eval_sentences ?? '?',
+                  pairs: info.eval_pairs ?? '?',
+                  pairsAny: info.eval_pairs_both_right_any_head ?? '?',
+                  pairsHead: info.eval_pairs_both_right_coref_head ?? '?',
+                  rule: pct(info.eval_pronoun_baseline_category_rule),
+                  nearest: pct(info.eval_pronoun_baseline_nearest_noun),
+                  first: pct(info.eval_pronoun_baseline_first_noun),
+                  verb: pct(info.eval_verb_any_head),
+                },
+                { info: Object.fromEntries(honestKeys.map((k) => [k, info[k] ?? null])) },
+              ),
+            ),
+        model.name === 'custom' || info.heldout_pronoun_count === undefined
+          ? null
+          : said(
+              'p',
+              { class: 'model-heldout' },
+              says(
+                t,
+                'model.heldout',
+                {
+                  n: info.heldout_sentences,
+                  pron: info.heldout_pronoun_count,
+                  head: pct(info.heldout_pronoun_coref_head),
+                  any: pct(info.heldout_pronoun_any_head),
+                  zh: pct(info.heldout_pronoun_zh_any_head),
+                  en: pct(info.heldout_pronoun_en_any_head),
+                  rule: pct(info.heldout_pronoun_baseline_category_rule),
+                  nearest: pct(info.heldout_pronoun_baseline_nearest_noun),
+                  first: pct(info.heldout_pronoun_baseline_first_noun),
+                  pairs: info.heldout_pairs,
+                  pairsAny: info.heldout_pairs_both_right_any_head,
+                },
+                { info: Object.fromEntries(heldoutKeys.map((k) => [k, info[k] ?? null])) },
+              ),
+            ),
+      ]);
+      details.open = this.open;
+      details.addEventListener('toggle', () => {
+        this.open = details.open;
       });
-      parts.push(notes);
+      parts.push(details);
       if (g && tokens[q]) {
-        parts.push(el('p', { class: 'model-reads', attrs: { 'data-row': q, 'data-word': g.word, 'data-value': g.probability } }, [
-          t('model.reads', { tok: tokens[q].text, word: g.word, p: g.probability.toFixed(2) }), ' ',
-          el('span', { class: 'hint', text: t('model.readsHint') }),
-        ]));
+        const reads = says(
+          t,
+          'model.reads',
+          { tok: tokens[q], word: g.word, p: g.probability.toFixed(2) },
+          { q, word: g.word, p: g.probability },
+        );
+        parts.push(
+          el(
+            'p',
+            {
+              class: 'model-reads',
+              'data-row': q,
+              'data-word': g.word,
+              'data-value': g.probability,
+            },
+            [
+              said('span', { class: 'model-reads-text' }, reads),
+              ' ',
+              el('span', { class: 'hint', text: t('model.readsHint') }),
+            ],
+          ),
+        );
       }
     }
     if (unknown.length) {
-      parts.push(el('p', { class: 'unknown-legend' }, [
-        el('span', { class: 'unknown-mark', text: '?', attrs: { 'aria-hidden': 'true' } }), ' ',
-        t('model.unknown', { list: unknown.join(t('list.sep')) }),
-      ]));
+      parts.push(
+        el('p', { class: 'unknown-legend' }, [
+          el('span', { class: 'unknown-mark', text: '?', 'aria-hidden': 'true' }),
+          ' ',
+          t('model.unknown', { list: unknown.join(t('list.sep')) }),
+        ]),
+      );
     }
     this.root.replaceChildren(...parts);
   }

@@ -1,123 +1,374 @@
 // project.js: stage 3. Q = X W_Q, K = X W_K, V = X W_V for the chosen head, animated cell by cell
 // as row-times-column: row i of X meets column c of W, and the products add up to one number.
+// The first cell of each of Q, K and V is taken apart in four steps (PHASES: the row meets the
+// column, the products, their sum, the sum lands in the cell); every later cell is one step.
 // The products come from core.dotSteps; the result cells from the trace.
-import { el, fmt, matrixBlock, rowOf, colOf } from './util.js';
+import { el, fmt, matrixBlock, rowOf, colOf, setText, writeOnce, says } from './util.js';
 import { matrixView, refreshStage } from './heatmap.js';
+import { StageExtras } from './stage-extras.js';
 
 const ROLES = ['Q', 'K', 'V'];
+/** Dimensions shown of X and W, and components of Q, K, V, before "… more". */
+const DIMS = 6;
+/** Token rows shown of X and Q, K, V: a window that follows the row being computed. */
+const ROWS = 10;
+/** Terms of the sum written out before the last one (the rest are "… more"). */
+const TERMS = 4;
+/** The steps of the first cell of each role; the last one is the cell landing, as later cells. */
+const PHASES = ['meet', 'multiply', 'sum', 'land'];
+const EXTRA = PHASES.length - 1;
+/** ms (at speed 1) that playing stays on each of those steps */
+const PHASE_MS = 1800;
 
 export class ProjectStage {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; this.role = 0; this.sel = null; }
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.role = 0;
+    this.sel = null;
+    this.extras = new StageExtras(['analogy'], ctx); // the library analogy, under the stage
+  }
 
-  units(model) { const tr = model.result.trace; return 3 * tr.n * tr.dK; }
+  /** While playing, each of the first cell's steps (and its landing) stays on screen this long:
+   *  long enough to read, where the later cells go by at the player's pace. */
+  holdOf(k, model) {
+    const per = model.result.config.n * model.result.config.d_k + EXTRA;
+    return k < 3 * per && k % per <= EXTRA ? PHASE_MS : 0;
+  }
 
-  // the matrices shown, as matrixView's arguments (render builds them, update refreshes them)
+  units(model) {
+    const tr = model.result;
+    return 3 * (tr.config.n * tr.config.d_k + EXTRA);
+  }
+
+  // the matrices shown, as matrixView's arguments (render builds them, update refreshes them);
+  // compact: the first DIMS dimensions of X and W and a window of DIMS components of Q, K, V
   views(model) {
     const { t } = this.ctx;
-    const tr = model.result.trace;
+    const tr = model.result;
     const h = model.state.head;
-    const head = tr.head[h];
-    const labels = model.result.tokens.map((x) => x.text);
-    const dims = Array.from({ length: tr.dModel }, (_, c) => `d${c + 1}`);
-    const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
+    const head = tr.heads[h];
+    const labels = model.result.tokens;
+    const dims = Array.from({ length: tr.config.d_model }, (_, c) => `d${c + 1}`);
+    const kdims = Array.from({ length: tr.config.d_k }, (_, c) => `${c + 1}`);
+    const window = { cols: DIMS, rows: DIMS };
     return {
-      x: [tr.X, { t, name: 'X', tokenRows: true, rowLabels: labels, colLabels: dims, corner: 'i \\ d' }],
-      w: ROLES.map((r) => [head[`W_${r}`], { t, name: `W_${r}`, head: h, rowLabels: dims, colLabels: kdims, corner: 'd \\ c' }]),
-      out: ROLES.map((r) => [head[r], {
-        t,
-        name: r, head: h, tokenRows: true, rowLabels: labels, colLabels: kdims, corner: 'i \\ c',
-        onSelect: (i, c) => { this.sel = [i, c]; this.show(this.k); },
-      }]),
+      x: [
+        tr.X,
+        {
+          t,
+          name: 'X',
+          tokenRows: true,
+          rowLabels: labels,
+          colLabels: dims,
+          corner: 'i \\ d',
+          window: { cols: DIMS, rows: ROWS },
+        },
+      ],
+      w: ROLES.map((r) => [
+        head[`W_${r}`],
+        { t, name: `W_${r}`, head: h, rowLabels: dims, colLabels: kdims, corner: 'd \\ c', window },
+      ]),
+      out: ROLES.map((r) => [
+        head[r],
+        {
+          t,
+          name: r,
+          head: h,
+          tokenRows: true,
+          rowLabels: labels,
+          colLabels: kdims,
+          corner: 'i \\ c',
+          window: { cols: DIMS, rows: ROWS },
+          onSelect: (i, c) => {
+            this.sel = [i, c];
+            this.show(this.k);
+            this.ctx.actions.announce(this.narrate(this.k));
+          },
+        },
+      ]),
     };
   }
 
   update(model) {
-    const ok = refreshStage(this, model, (m) => [m.state.head], (m) => {
-      const v = this.views(m);
-      return [[this.x, v.x], ...this.w.map((w, i) => [w, v.w[i]]), ...this.out.map((o, i) => [o, v.out[i]])];
-    });
-    if (ok && this.sel && this.sel[0] >= model.result.trace.n) this.sel = null;
+    const ok = refreshStage(
+      this,
+      model,
+      (m) => [m.state.head, m.result.layer], // another layer: X's label changes, so build again
+      (m) => {
+        const v = this.views(m);
+        return [
+          [this.x, v.x],
+          ...this.w.map((w, i) => [w, v.w[i]]),
+          ...this.out.map((o, i) => [o, v.out[i]]),
+        ];
+      },
+    );
+    if (ok && this.sel && this.sel[0] >= model.result.config.n) this.sel = null;
+    if (ok) this.extras.update(model);
     return ok;
   }
 
   render(model) {
     const { t } = this.ctx;
-    const tr = model.result.trace;
+    const tr = model.result;
     this.model = model;
     this.sel = null;
     const v = this.views(model);
     this.x = matrixView(...v.x);
     this.w = v.w.map((a) => matrixView(...a));
     this.out = v.out.map((a) => matrixView(...a));
-    this.tabs = ROLES.map((r, idx) => el('button', {
-      class: `role role-${r}`, attrs: { type: 'button', role: 'tab', 'aria-selected': idx === this.role },
-      on: { click: () => { this.role = idx; this.sel = null; this.ctx.actions.scrubTo(this.units(this.model)); this.show(this.k); } },
-    }, [el('strong', { text: r }), el('span', { text: t(`project.role${r}`) })]));
-    this.wBlocks = this.w.map((w, idx) => matrixBlock(`W_${ROLES[idx]}`, `${tr.dModel} × ${tr.dK}`, w));
-    this.oBlocks = this.out.map((o, idx) => matrixBlock(`${ROLES[idx]} = X·W_${ROLES[idx]}`, `${tr.n} × ${tr.dK}`, o, t('project.orient')));
-    this.calc = el('div', { class: 'calc', attrs: { 'aria-live': 'off' } });
-    this.root.replaceChildren(
-      el('div', { class: 'tabs', attrs: { role: 'tablist', 'aria-label': t('project.roles') } }, this.tabs),
-      el('div', { class: 'row-blocks' }, [
-        matrixBlock(t('embed.x'), `${tr.n} × ${tr.dModel}`, this.x), el('div', { class: 'op', text: '×' }),
-        ...this.wBlocks, el('div', { class: 'op', text: '=' }), ...this.oBlocks,
-      ]),
-      this.calc,
+    this.tabs = ROLES.map((r, idx) =>
+      el(
+        'button',
+        {
+          class: `role role-${r}`,
+          type: 'button',
+          role: 'tab',
+          'aria-selected': String(idx === this.role),
+          on: {
+            click: () => {
+              this.role = idx;
+              this.sel = null;
+              this.ctx.actions.scrubTo(this.units(this.model));
+              this.show(this.k);
+            },
+          },
+        },
+        [el('strong', { text: r }), el('span', { text: t(`project.role${r}`) })],
+      ),
     );
+    this.wBlocks = this.w.map((w, idx) =>
+      matrixBlock(`W_${ROLES[idx]}`, `${tr.config.d_model} × ${tr.config.d_k}`, w, null, t),
+    );
+    this.oBlocks = this.out.map((o, idx) =>
+      matrixBlock(
+        `${ROLES[idx]} = X·W_${ROLES[idx]}`,
+        `${tr.config.n} × ${tr.config.d_k}`,
+        o,
+        t('project.orient'),
+        t,
+      ),
+    );
+    this.calc = el('div', { class: 'calc', 'aria-live': 'off' });
+    this.cc = null;
+    // the classic picture of a matrix product: W above the result, X to its left, so that row i
+    // of X and column c of W meet at cell (i, c); the sum being formed sits in the free corner
+    this.root.replaceChildren(
+      el('div', { class: 'tabs', role: 'tablist', 'aria-label': t('project.roles') }, this.tabs),
+      el('div', { class: 'proj-grid' }, [
+        el('div', { class: 'pg-calc' }, [this.calc]),
+        el('div', { class: 'pg-w' }, this.wBlocks),
+        el('div', { class: 'pg-x' }, [
+          matrixBlock(
+            tr.layer == null ? t('embeddings.x') : t('project.xLayer', { l: tr.layer + 1 }),
+            `${tr.config.n} × ${tr.config.d_model}`,
+            this.x,
+            null,
+            t,
+          ),
+        ]),
+        el('div', { class: 'pg-out' }, this.oBlocks),
+      ]),
+      this.extras.el,
+    );
+    this.extras.update(model);
   }
 
-  // which role and which cell the animation is at
+  // which role, which cell (idx, row-major in the role's matrix) and which phase of it step k is
+  // at: each role has its first cell's EXTRA sub-steps, then one step per cell
   where(k) {
-    const tr = this.model.result.trace;
-    const per = tr.n * tr.dK;
-    if (k >= 3 * per) return { role: this.role, idx: per, done: true };
-    return { role: Math.floor(k / per), idx: k % per, done: false };
+    const tr = this.model.result;
+    const cells = tr.config.n * tr.config.d_k;
+    const per = cells + EXTRA;
+    if (k >= 3 * per) return { role: this.role, idx: cells, phase: 'land', done: true };
+    const j = k % per;
+    const role = Math.floor(k / per);
+    if (j < EXTRA) return { role, idx: 0, phase: PHASES[j], done: false };
+    return { role, idx: j - EXTRA, phase: 'land', done: false };
+  }
+
+  // the cell step k computes (a picked cell wins)
+  cellAt(k) {
+    const tr = this.model.result;
+    const { idx, done } = this.where(k);
+    if (this.sel) return this.sel;
+    return done ? [this.model.state.q, 0] : [Math.floor(idx / tr.config.d_k), idx % tr.config.d_k];
   }
 
   show(k) {
     this.k = k;
-    const tr = this.model.result.trace;
-    const { role, idx, done } = this.where(k);
+    const tr = this.model.result;
+    const { role, idx, phase, done } = this.where(k);
     this.tabs.forEach((b, i) => b.setAttribute('aria-selected', String(i === role)));
-    this.wBlocks.forEach((b, i) => { b.hidden = i !== role; });
-    this.oBlocks.forEach((b, i) => { b.hidden = i !== role; });
+    this.wBlocks.forEach((b, i) => {
+      b.hidden = i !== role;
+    });
+    this.oBlocks.forEach((b, i) => {
+      b.hidden = i !== role;
+    });
     const out = this.out[role];
-    out.reveal(done ? tr.n * tr.dK : idx + 1);
-    let cell = done ? (this.sel || [this.model.state.q, 0]) : [Math.floor(idx / tr.dK), idx % tr.dK];
-    if (this.sel && !done) cell = this.sel;
-    const [i, c] = cell;
+    // the cell is filled once its sum lands (a picked cell is shown whole)
+    const landed = phase === 'land' || this.sel ? 1 : 0;
+    out.reveal(done ? tr.config.n * tr.config.d_k : idx + landed);
+    const [i, c] = this.cellAt(k);
+    out.moveWindow?.(c, i);
+    this.w[role].moveWindow?.(c);
+    this.x.moveWindow?.(0, i);
     this.x.mark('row', [i]);
     this.w[role].mark('col', [c]);
     out.mark('cell', [[i, c]]);
-    this.renderCalc(role, i, c);
+    this.renderCalc(role, i, c, this.sel ? 'land' : phase);
   }
 
-  renderCalc(role, i, c) {
+  // the sum being formed is what the first cell's steps compute; the cell, once it lands
+  active(k) {
+    const [i, c] = this.cellAt(k);
+    const { role, phase } = this.where(k);
+    const cell = this.out[role].cell(i, c);
+    return !this.sel && phase !== 'land' ? [this.calc, cell] : [cell, this.calc];
+  }
+
+  // The sum being formed, built once and rewritten in place: row i of X and column c of W as two
+  // rows of numbers, their products under them, the first TERMS dimensions and the last, then
+  // their sum (the cell of the trace) landing in Q, K or V. All 32 terms are one click away.
+  buildCalc(dModel) {
+    const { t } = this.ctx;
+    const shown = dModel <= TERMS + 1 ? dModel : TERMS + 1;
+    const cols = () => Array.from({ length: shown }, () => el('td'));
+    const cc = {
+      dModel,
+      title: el('p', { class: 'calc-title' }),
+      xHead: el('th'),
+      wHead: el('th'),
+      dims: Array.from({ length: shown }, () => el('th')),
+      x: cols(),
+      w: cols(),
+      p: cols(),
+      sum: el('p', { class: 'calc-result' }),
+      more: el('p', { class: 'hint calc-more' }),
+      all: el('p', { class: 'calc-sum' }),
+      gap: dModel > shown ? el('th', { class: 'gap', text: '…' }) : null,
+    };
+    const gapCell = () => (cc.gap ? el('td', { class: 'gap', text: '…' }) : null);
+    const row = (head, cells, cls) =>
+      el('tr', { class: cls }, [head, ...cells.slice(0, TERMS), gapCell(), ...cells.slice(TERMS)]);
+    cc.p.forEach((td, n) => td.style.setProperty('--c', String(n)));
+    cc.table = el('table', { class: 'dot terms' }, [
+      el('thead', {}, [
+        el('tr', {}, [
+          el('th', { text: 'd' }),
+          ...cc.dims.slice(0, TERMS),
+          cc.gap,
+          ...cc.dims.slice(TERMS),
+        ]),
+      ]),
+      el('tbody', {}, [
+        row(cc.xHead, cc.x, 'xs'),
+        row(cc.wHead, cc.w, 'ws'),
+        row(el('th', { text: '×' }), cc.p, 'products'),
+      ]),
+    ]);
+    cc.toggle = el('details', { class: 'calc-all' }, [
+      el('summary', { text: t('project.allTerms', { n: dModel }) }),
+      cc.all,
+    ]);
+    cc.toggle.addEventListener('toggle', () => this.show(this.k));
+    this.calc.replaceChildren(
+      cc.title,
+      el('div', { class: 'scroller' }, [cc.table]),
+      cc.sum,
+      cc.more,
+      cc.toggle,
+    );
+    this.cc = cc;
+  }
+
+  // phase: how much of the sum is shown ('meet': the two rows; 'multiply': and the products;
+  // 'sum' and 'land': and the sum). CSS hides what is not shown yet, so nothing moves.
+  renderCalc(role, i, c, phase) {
     const { core, t } = this.ctx;
-    const tr = this.model.result.trace;
-    const head = tr.head[this.model.state.head];
+    const tr = this.model.result;
+    const head = tr.heads[this.model.state.head];
     const r = ROLES[role];
     const x = rowOf(tr.X, i);
     const w = colOf(head[`W_${r}`], c);
     const d = core.dotSteps(x, w);
-    const terms = [...x].map((xv, tix) => `${fmt(xv)}×${fmt(w[tix])}`);
-    const value = head[r].data[i * tr.dK + c];
-    this.calc.replaceChildren(
-      el('p', { class: 'calc-title', text: t('project.cell', { r, tok: this.model.result.tokens[i].text, c: c + 1 }) }),
-      el('p', { class: 'calc-sum' }, [
-        el('span', { text: terms.join(' + ') }),
-        el('span', { class: 'eq', text: ` = ${fmt(value, 3)}` }),
-      ]),
-      el('p', { class: 'hint', text: t('project.products', { list: [...d.products].map((p) => fmt(p)).join(', ') }) }),
+    const value = head[r].data[i * tr.config.d_k + c];
+    if (!this.cc || this.cc.dModel !== tr.config.d_model) this.buildCalc(tr.config.d_model);
+    const cc = this.cc;
+    writeOnce(this.calc, 'data-phase', phase);
+    const tok = this.model.result.tokens[i];
+    setText(cc.title, t('project.cell', { r, tok, c: c + 1 }));
+    setText(cc.xHead, `x ${tok}`);
+    setText(cc.wHead, `W_${r}[·,${c + 1}]`);
+    cc.dims.forEach((th, n) => {
+      const dIdx = n < TERMS || cc.dims.length === tr.config.d_model ? n : tr.config.d_model - 1;
+      setText(th, `d${dIdx + 1}`);
+      setText(cc.x[n], fmt(x[dIdx]));
+      setText(cc.w[n], fmt(w[dIdx]));
+      setText(cc.p[n], fmt(d.products[dIdx]));
+    });
+    writeOnce(cc.sum, 'data-value', value);
+    setText(cc.sum, t('project.sum', { n: tr.config.d_model, v: fmt(value, 3), r, tok, c: c + 1 }));
+    setText(
+      cc.more,
+      tr.config.d_model > cc.dims.length
+        ? t('project.moreTerms', { n: tr.config.d_model - cc.dims.length, d: tr.config.d_model })
+        : '',
     );
+    if (cc.toggle.open) {
+      const terms = [...x].map((xv, n) => `${fmt(xv)}×${fmt(w[n])}`);
+      setText(cc.all, `${terms.join(' + ')} = ${fmt(value, 3)}`);
+    }
   }
 
   narrate(k) {
-    const tr = this.model.result.trace;
-    const { role, idx, done } = this.where(k);
-    const [i, c] = done ? (this.sel || [this.model.state.q, 0]) : [Math.floor(idx / tr.dK), idx % tr.dK];
+    const tr = this.model.result;
+    const { role, phase } = this.where(k);
+    const [i, c] = this.cellAt(k);
     const r = ROLES[role];
-    const value = tr.head[this.model.state.head][r].data[i * tr.dK + c];
-    return this.ctx.t('narr.project', { r, tok: this.model.result.tokens[i].text, c: c + 1, v: fmt(value, 3), role: this.ctx.t(`project.role${r}`) });
+    const head = tr.heads[this.model.state.head];
+    const value = head[r].data[i * tr.config.d_k + c];
+    const tok = tr.tokens[i];
+    const d = tr.config.d_model;
+    if (!this.sel && phase === 'meet')
+      return says(
+        this.ctx.t,
+        'narr.projectMeet',
+        { r, tok, c: c + 1, d },
+        { head: this.model.state.head, r, i, c },
+      );
+    if (!this.sel && phase === 'multiply') {
+      const x = tr.X.data[i * d];
+      const w = head[`W_${r}`].data[c];
+      const p = this.ctx.core.dotSteps([x], [w]).products[0];
+      return says(
+        this.ctx.t,
+        'narr.projectMultiply',
+        { r, tok, c: c + 1, d, x: fmt(x), w: fmt(w), p: fmt(p) },
+        { head: this.model.state.head, r, i, c, x, w, p },
+      );
+    }
+    if (!this.sel && phase === 'sum')
+      return says(
+        this.ctx.t,
+        'narr.projectSum',
+        { r, tok, c: c + 1, d, v: fmt(value, 3) },
+        { head: this.model.state.head, r, i, c, v: value },
+      );
+    return says(
+      this.ctx.t,
+      'narr.project',
+      {
+        r,
+        tok: this.model.result.tokens[i],
+        c: c + 1,
+        v: fmt(value, 3),
+        role: this.ctx.t(`project.role${r}`),
+        d: tr.config.d_model,
+      },
+      { head: this.model.state.head, r, i, c, v: value },
+    );
   }
 }

@@ -1,159 +1,413 @@
-// score.js: stage 4. scores = Q Kᵀ fills cell by cell. A selected cell (i, j) is explained with
-// core.dotSteps: q_i and k_j side by side, their products, the sum, the norms and the angle.
-import { el, svg, fmt, matrixBlock, rowOf, writeOnce } from './util.js';
+// score.js: stage 4. scores = Q Kᵀ, shown as the operation: step j puts q (the followed query)
+// and k_j side by side, multiplies matching entries (the products appear one by one), adds them
+// up, and the sum lands in cell (i, j), with the angle between the two arrows beside it; the last
+// step fills every other row the same way. The products and sums come from core.dotSteps (the
+// entries past the first COMPACT are summed by the core too); the cells from the trace.
+import {
+  el,
+  svg,
+  fmt,
+  matrixBlock,
+  rowOf,
+  writeOnce,
+  says,
+  setSays,
+  replay,
+  keyCols,
+  keyRows,
+} from './util.js';
 import { matrixView, refreshStage } from './heatmap.js';
+import { StageExtras } from './stage-extras.js';
+
+const COMPACT = 8; // dimensions shown in the operation before "… n more" (toggle for all)
+const COMPACT_PHONE = 3;
+const compact = () => (matchMedia('(max-width: 600px)').matches ? COMPACT_PHONE : COMPACT);
 
 export class ScoreStage {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; this.sel = null; }
+  constructor(root, ctx) {
+    this.still = false; // set by the walkthrough: this show() only refreshes (no replay)
+    this.root = root;
+    this.ctx = ctx;
+    this.sel = null;
+    this.q = null; // the three matrix views (render builds them)
+    this.kt = null;
+    this.s = null;
+    this.allDims = false;
+    this.extras = new StageExtras(['analogy', 'plane'], ctx);
+  }
 
-  units(model) { const n = model.result.trace.n; return n * n; }
+  // one step per key of the followed row, then one for the rest of the matrix
+  units(model) {
+    return model.result.config.n + 1;
+  }
 
   // the matrices shown, as matrixView's arguments (render builds them, update refreshes them)
   views(model) {
     const { t } = this.ctx;
-    const tr = model.result.trace;
+    const tr = model.result;
     const h = model.state.head;
-    const head = tr.head[h];
-    const labels = model.result.tokens.map((x) => x.text);
-    const kdims = Array.from({ length: tr.dK }, (_, c) => `${c + 1}`);
+    const head = tr.heads[h];
+    const labels = model.result.tokens;
+    const kdims = Array.from({ length: tr.config.d_k }, (_, c) => `${c + 1}`);
     return [
-      [head.Q, { t, name: 'Q', head: h, tokenRows: true, rowLabels: labels, colLabels: kdims, corner: 'i \\ c' }],
-      [head.K, { t, name: 'K', head: h, tokenRows: true, rowLabels: labels, colLabels: kdims, corner: 'j \\ c' }],
-      [head.scores, {
-        t,
-        name: 'scores', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k',
-        onSelect: (i, j) => { this.sel = [i, j]; this.show(this.k); this.ctx.actions.announce(this.narrate(this.k)); },
-      }],
+      [
+        head.Q,
+        {
+          t,
+          name: 'Q',
+          head: h,
+          tokenRows: true,
+          rowLabels: labels,
+          colLabels: kdims,
+          corner: 'i \\ c',
+          window: { cols: COMPACT },
+        },
+      ],
+      [
+        head.K,
+        {
+          t,
+          name: 'K',
+          head: h,
+          tokenRows: true,
+          rowLabels: labels,
+          colLabels: kdims,
+          corner: 'j \\ c',
+          window: { cols: COMPACT },
+        },
+      ],
+      [
+        head.scores,
+        {
+          t,
+          name: 'scores',
+          head: h,
+          tokenRows: true,
+          rowLabels: labels,
+          colLabels: labels,
+          corner: 'q \\ k',
+          window: { cols: keyCols(), rows: keyRows() },
+          onSelect: (i, j) => {
+            this.sel = [i, j];
+            this.show(this.k);
+            this.ctx.actions.announce(this.narrate(this.k));
+          },
+        },
+      ],
     ];
   }
 
   update(model) {
-    const ok = refreshStage(this, model, (m) => [m.state.head], (m) => {
-      const v = this.views(m);
-      return [[this.q, v[0]], [this.kt, v[1]], [this.s, v[2]]];
-    });
-    const n = model.result.trace.n;
+    const ok = refreshStage(
+      this,
+      model,
+      (m) => [m.state.head, m.state.q],
+      (m) => {
+        const v = this.views(m);
+        return [
+          [this.q, v[0]],
+          [this.kt, v[1]],
+          [this.s, v[2]],
+        ];
+      },
+    );
+    const n = model.result.config.n;
     if (ok && this.sel && (this.sel[0] >= n || this.sel[1] >= n)) this.sel = null;
+    if (ok) this.extras.update(model);
     return ok;
   }
 
   render(model) {
     const { t } = this.ctx;
-    const tr = model.result.trace;
+    const tr = model.result;
     this.model = model;
     this.sel = null;
+    this.manual = [];
     const v = this.views(model);
     [this.q, this.kt, this.s] = v.map((a) => matrixView(...a));
-    this.detail = el('div', { class: 'detail' });
+    this.op = el('div', { class: 'detail op-dot' });
     this.dd = null;
     this.root.replaceChildren(
+      this.op,
       el('div', { class: 'row-blocks' }, [
-        matrixBlock('Q', `${tr.n} × ${tr.dK}`, this.q), matrixBlock('K', `${tr.n} × ${tr.dK}`, this.kt),
-        el('div', { class: 'op', text: '→' }),
-        matrixBlock(t('score.title'), `${tr.n} × ${tr.n}`, this.s, t('orient')),
+        matrixBlock(t('score.title'), `${tr.config.n} × ${tr.config.n}`, this.s, t('orient'), t),
       ]),
       el('p', { class: 'hint', text: t('score.pick') }),
-      this.detail,
+      el('details', { class: 'stage-inputs' }, [
+        el('summary', { text: t('score.inputs') }),
+        el('div', { class: 'row-blocks' }, [
+          matrixBlock('Q', `${tr.config.n} × ${tr.config.d_k}`, this.q, null, t),
+          matrixBlock('K', `${tr.config.n} × ${tr.config.d_k}`, this.kt, null, t),
+        ]),
+      ]),
+      this.extras.el,
     );
+    this.extras.update(model);
   }
 
+  // the cell step k computes: (q, k-1) for the followed row; at the end the row's highest score
   cellAt(k) {
-    const n = this.model.result.trace.n;
     if (this.sel) return this.sel;
-    if (k >= n * n) return [this.model.state.q, this.model.state.q === 0 && n > 1 ? 1 : 0];
-    const idx = Math.max(0, k - 1);
-    return [Math.floor(idx / n), idx % n];
+    const tr = this.model.result;
+    const q = this.model.state.q;
+    if (k >= 1 && k <= tr.config.n) return [q, k - 1];
+    if (k === 0) return [q, 0];
+    const row = rowOf(tr.heads[this.model.state.head].scores, q);
+    let best = 0;
+    for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+    return [q, best];
   }
 
   show(k) {
     this.k = k;
+    const tr = this.model.result;
+    const n = tr.config.n;
+    const q = this.model.state.q;
     const [i, j] = this.cellAt(k);
-    this.s.reveal(k);
+    // the followed row fills key by key; the last step fills the rest
+    for (const c of this.manual) c.classList.add('pending');
+    this.manual = [];
+    if (k > n) this.s.reveal(n * n);
+    else {
+      this.s.reveal(0);
+      for (let c = 0; c < Math.min(k, n); c++) {
+        const td = this.s.cell(q, c);
+        td.classList.remove('pending');
+        this.manual.push(td);
+      }
+    }
     this.s.mark('cell', [[i, j]]);
+    this.s.moveWindow?.(j, i);
     this.q.mark('row', [i]);
     this.kt.mark('row', [j]);
-    this.renderDetail(i, j);
+    this.q.moveWindow?.(0, i);
+    this.kt.moveWindow?.(0, j);
+    this.renderOp(i, j, k);
   }
 
-  // The chosen cell's dot product, built once per stage drawing and rewritten in place (typing
-  // changes the numbers, not the structure): q_i and k_j, their products, the sum, and the angle.
-  buildDetail() {
-    const cols = () => Array.from({ length: this.model.result.trace.dK }, () => el('td'));
+  active(k) {
+    const [i, j] = this.cellAt(k);
+    const cell = this.s.cell(i, j);
+    return [cell.isConnected ? cell : this.s.table, this.dd.scroller]; // the cell, then q, k_j and their products
+  }
+
+  // The operation box, built once per drawing and rewritten in place (typing changes numbers, not
+  // structure): q and k_j as two rows, their products, the sum landing in the cell, and the angle.
+  buildOp() {
+    const { t } = this.ctx;
+    const dK = this.model.result.config.d_k;
+    const shown = this.allDims ? dK : Math.min(compact(), dK);
+    // the c-th product appears a little after the one before it (CSS reads --c, set via the CSSOM)
+    const cols = () =>
+      Array.from({ length: shown }, (_, c) => {
+        const td = el('td');
+        td.style.setProperty('--c', String(c));
+        return td;
+      });
     this.dd = {
-      title: el('h4'), qHead: el('th'), kHead: el('th'), q: cols(), k: cols(),
-      products: cols().map((td, c) => { td.dataset.matrix = 'products'; td.dataset.col = c; return td; }),
-      sum: el('td', { class: 'sum', attrs: { 'data-matrix': 'dot' } }),
-      lq: svg('line', { x1: 0, y1: 0, y2: 0, class: 'vq' }), lk: svg('line', { x1: 0, y1: 0, class: 'vk' }),
-      arc: svg('path', { class: 'arc' }), tq: svg('text', { y: 12, class: 'lq' }), tk: svg('text', { class: 'lk' }),
-      tt: svg('text', { x: 22, y: -6, class: 'lt' }), facts: [el('li'), el('li'), el('li')],
+      shown,
+      title: el('h4'),
+      qHead: el('th', { scope: 'row' }),
+      kHead: el('th', { scope: 'row' }),
+      q: cols(),
+      k: cols(),
+      products: cols().map((td, c) => {
+        td.dataset.matrix = 'products';
+        td.dataset.col = c;
+        return td;
+      }),
+      restQ: el('td', { class: 'rest' }),
+      restK: el('td', { class: 'rest' }),
+      rest: el('td', { class: 'rest', 'data-matrix': 'productsRest' }),
+      sum: el('td', { class: 'sum', 'data-matrix': 'dot' }),
+      lq: svg('line', { x1: 0, y1: 0, y2: 0, class: 'vq' }),
+      gk: svg('g', { class: 'gk' }),
+      lk: svg('line', { x1: 0, y1: 0, y2: 0, class: 'vk' }),
+      arc: svg('path', { class: 'arc' }),
+      tq: svg('text', { y: 12, class: 'lq' }),
+      tk: svg('text', { class: 'lk' }),
+      tt: svg('text', { x: 22, y: -6, class: 'lt' }),
+      facts: [el('li'), el('li'), el('li')],
+      toggle: el('button', {
+        type: 'button',
+        class: 'action small',
+        on: {
+          click: () => {
+            this.allDims = !this.allDims;
+            this.dd = null;
+            this.show(this.k);
+          },
+        },
+      }),
     };
     const d = this.dd;
+    d.gk.append(d.lk);
     d.pic = svg('svg', { viewBox: '-80 -78 160 100', class: 'angle', role: 'img' });
-    d.pic.append(d.lq, d.lk, d.arc, d.tq, d.tk, d.tt);
-    const table = el('table', { class: 'dot' }, [
-      el('thead', {}, [el('tr', {}, [el('th', { text: 'c' }), ...d.q.map((_, c) => el('th', { text: String(c + 1) })), el('th', { text: 'Σ' })])]),
+    d.pic.append(d.lq, d.gk, d.arc, d.tq, d.tk, d.tt);
+    const more = dK > shown;
+    d.table = el('table', { class: 'dot' }, [
+      el('thead', {}, [
+        el('tr', {}, [
+          el('th', { text: 'c' }),
+          ...d.q.map((_, c) => el('th', { text: String(c + 1) })),
+          more ? el('th', { class: 'rest', text: t('score.moreDims', { n: dK - shown }) }) : null,
+          el('th', { text: 'Σ' }),
+        ]),
+      ]),
       el('tbody', {}, [
-        el('tr', {}, [d.qHead, ...d.q, el('td')]),
-        el('tr', {}, [d.kHead, ...d.k, el('td')]),
-        el('tr', { class: 'products' }, [el('th', { text: 'q×k' }), ...d.products, d.sum]),
+        el('tr', { class: 'qrow' }, [d.qHead, ...d.q, more ? d.restQ : null, el('td')]),
+        el('tr', { class: 'krow' }, [d.kHead, ...d.k, more ? d.restK : null, el('td')]),
+        el('tr', { class: 'products' }, [
+          el('th', { scope: 'row', text: 'q×k' }),
+          ...d.products,
+          more ? d.rest : null,
+          d.sum,
+        ]),
       ]),
     ]);
-    d.scroller = el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group' } }, [table]);
-    this.detail.replaceChildren(d.title, d.scroller,
-      el('div', { class: 'dot-geo' }, [d.pic, el('ul', { class: 'facts' }, d.facts)]));
+    d.scroller = el('div', { class: 'scroller', tabindex: '0', role: 'group' }, [d.table]);
+    setTextOf(
+      d.toggle,
+      t(this.allDims ? 'score.fewerDims' : 'score.allDims', { n: dK, k: compact() }),
+    );
+    d.toggle.hidden = dK <= compact();
+    this.op.replaceChildren(
+      d.title,
+      d.scroller,
+      d.toggle,
+      el('div', { class: 'dot-geo' }, [d.pic, el('ul', { class: 'facts' }, d.facts)]),
+    );
   }
 
-  renderDetail(i, j) {
+  renderOp(i, j, k) {
     const { core, t } = this.ctx;
-    const tr = this.model.result.trace;
-    const head = tr.head[this.model.state.head];
+    const tr = this.model.result;
+    const head = tr.heads[this.model.state.head];
     const q = rowOf(head.Q, i);
     const kv = rowOf(head.K, j);
     const d = core.dotSteps(q, kv);
-    const tq = this.model.result.tokens[i].text;
-    const tk = this.model.result.tokens[j].text;
-    if (!this.dd || this.dd.q.length !== tr.dK) this.buildDetail();
+    const tq = this.model.result.tokens[i];
+    const tk = this.model.result.tokens[j];
+    if (
+      !this.dd ||
+      this.dd.q.length !== (this.allDims ? tr.config.d_k : Math.min(compact(), tr.config.d_k))
+    )
+      this.buildOp();
     const x = this.dd;
     const title = t('score.cell', { q: tq, k: tk, i: i + 1, j: j + 1 });
     writeOnce(x.title, 'text', title);
     writeOnce(x.scroller, 'aria-label', title);
     writeOnce(x.qHead, 'text', `q (${tq})`);
     writeOnce(x.kHead, 'text', `k (${tk})`);
-    for (let c = 0; c < tr.dK; c++) {
+    for (let c = 0; c < x.shown; c++) {
       writeOnce(x.q[c], 'text', fmt(q[c]));
       writeOnce(x.k[c], 'text', fmt(kv[c]));
       writeOnce(x.products[c], 'text', fmt(d.products[c]));
       writeOnce(x.products[c], 'data-value', d.products[c]);
+      writeOnce(x.products[c], 'data-row', i);
+    }
+    if (tr.config.d_k > x.shown) {
+      // the products not shown, added up by the core
+      const rest = core.dotSteps(q.subarray(x.shown), kv.subarray(x.shown)).dot;
+      writeOnce(x.restQ, 'text', '…');
+      writeOnce(x.restK, 'text', '…');
+      writeOnce(x.rest, 'text', `+ ${fmt(rest)}`);
+      writeOnce(x.rest, 'data-value', rest);
     }
     writeOnce(x.sum, 'text', fmt(d.dot, 3));
     writeOnce(x.sum, 'data-value', d.dot);
+    writeOnce(x.sum, 'data-row', i);
+    writeOnce(x.sum, 'data-col', j);
+    // a new cell: the products appear one by one and the sum lands (CSS; none under reduced motion)
+    const cellKey = `${i},${j},${k}`;
+    if (this.lastCell !== cellKey) {
+      this.lastCell = cellKey;
+      replay(x.table, this.still);
+    }
     // the angle picture: two arrows at the real angle, lengths proportional to |q| and |k|
     const R = 60;
-    const big = Math.max(d.normQ, d.normK, 1e-9);
-    const a = (d.angleDegrees * Math.PI) / 180;
-    const lq = (R * d.normQ) / big;
-    const lk = (R * d.normK) / big;
-    writeOnce(x.pic, 'aria-label', t('score.angle', { deg: fmt(d.angleDegrees, 1) }));
+    const big = Math.max(d.norm_q, d.norm_k, 1e-9);
+    const a = (d.angle_degrees * Math.PI) / 180;
+    const lq = (R * d.norm_q) / big;
+    const lk = (R * d.norm_k) / big;
+    writeOnce(x.pic, 'aria-label', t('score.angle', { deg: fmt(d.angle_degrees, 1) }));
     writeOnce(x.lq, 'x2', lq);
-    writeOnce(x.lk, 'x2', lk * Math.cos(a));
-    writeOnce(x.lk, 'y2', -lk * Math.sin(a));
+    writeOnce(x.lk, 'x2', lk);
+    x.gk.style.transform = `rotate(${-d.angle_degrees}deg)`;
     writeOnce(x.arc, 'd', `M 18 0 A 18 18 0 0 0 ${18 * Math.cos(a)} ${-18 * Math.sin(a)}`);
     writeOnce(x.tq, 'x', lq);
     writeOnce(x.tq, 'text', `q ${tq}`);
     writeOnce(x.tk, 'x', lk * Math.cos(a));
     writeOnce(x.tk, 'y', -lk * Math.sin(a) - 4);
     writeOnce(x.tk, 'text', `k ${tk}`);
-    writeOnce(x.tt, 'text', `θ ${fmt(d.angleDegrees, 0)}°`);
-    const facts = [t('score.sum', { dot: fmt(d.dot, 3) }),
-      t('score.geo', { nq: fmt(d.normQ), nk: fmt(d.normK), cos: fmt(d.cosine, 3), deg: fmt(d.angleDegrees, 1) }),
-      t(d.cosine > 0.3 ? 'score.alike' : d.cosine < -0.3 ? 'score.opposite' : 'score.unrelated')];
-    facts.forEach((f, n) => writeOnce(x.facts[n], 'text', f));
+    writeOnce(x.tt, 'text', `θ ${fmt(d.angle_degrees, 0)}°`);
+    writeOnce(x.facts[0], 'text', t('score.sum', { dot: fmt(d.dot, 3) }));
+    writeOnce(
+      x.facts[1],
+      'text',
+      t('score.geo', {
+        nq: fmt(d.norm_q),
+        nk: fmt(d.norm_k),
+        cos: fmt(d.cosine, 3),
+        deg: fmt(d.angle_degrees, 1),
+      }),
+    );
+    setSays(x.facts[2], this.verdict(i, j, d));
+  }
+
+  // What the angle says about this score, judged by the cosine AND the score itself: q·k = |q| |k|
+  // cos θ, so two long vectors far from parallel can still give the largest score of the row.
+  verdict(i, j, d) {
+    const { t } = this.ctx;
+    const tr = this.model.result;
+    const h = this.model.state.head;
+    const row = rowOf(tr.heads[h].scores, i);
+    const v = row[j];
+    let big = 0;
+    for (const x of row) big = Math.max(big, Math.abs(x));
+    const key =
+      d.cosine > 0.3
+        ? 'score.alike'
+        : d.cosine < -0.3
+          ? 'score.opposite'
+          : Math.abs(v) <= 0.1 * big
+            ? 'score.unrelatedSmall'
+            : 'score.unrelatedLarge';
+    return says(
+      t,
+      key,
+      { dot: fmt(v, 3), big: fmt(big, 3), qk: fmt(d.norm_q * d.norm_k) },
+      { head: h, q: i, k: j, cos: d.cosine, v, big },
+    );
   }
 
   narrate(k) {
+    const tr = this.model.result;
     const [i, j] = this.cellAt(k);
-    const head = this.model.result.trace.head[this.model.state.head];
-    const n = this.model.result.trace.n;
-    return this.ctx.t('narr.score', { q: this.model.result.tokens[i].text, k: this.model.result.tokens[j].text, v: fmt(head.scores.data[i * n + j], 3) });
+    const head = tr.heads[this.model.state.head];
+    const tok = (r) => this.model.result.tokens[r];
+    const v = fmt(head.scores.data[i * tr.config.n + j], 3);
+    if (k > tr.config.n && !this.sel)
+      return this.ctx.t('narr.scoreAll', {
+        nn: tr.config.n * tr.config.n,
+        q: tok(i),
+        k: tok(j),
+        v,
+      });
+    // the cell's rank in its row: the largest is called so, and only it
+    const value = head.scores.data[i * tr.config.n + j];
+    const row = rowOf(head.scores, i);
+    let rank = 1;
+    for (const x of row) if (x > value) rank++;
+    return says(
+      this.ctx.t,
+      rank === 1 ? 'narr.scoreTop' : 'narr.score',
+      { q: tok(i), k: tok(j), v, rank, n: row.length },
+      { head: this.model.state.head, q: i, k: j, v: value, rank },
+    );
   }
+}
+
+function setTextOf(node, text) {
+  writeOnce(node, 'text', text);
 }

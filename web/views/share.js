@@ -15,17 +15,28 @@ export class ShareView {
   setTranslator(t) {
     this.t = t;
     this.fields = {};
-    this.status = el('p', { class: 'hint share-status', attrs: { role: 'status', 'aria-live': 'polite' } });
+    this.status = el('p', { class: 'hint share-status', role: 'status', 'aria-live': 'polite' });
     const rows = KINDS.map((kind) => {
       const id = `share-${kind}`;
-      const box = el('textarea', { class: 'snippet', attrs: { id, readonly: '', rows: kind === 'link' ? 2 : 3, spellcheck: 'false' } });
+      const box = el('textarea', {
+        class: 'snippet',
+        id,
+        readonly: '',
+        rows: kind === 'link' ? 2 : 3,
+        spellcheck: 'false',
+      });
       this.fields[kind] = box;
       return el('div', { class: 'share-row' }, [
-        el('label', { text: t(`share.${kind}`), attrs: { for: id } }),
+        el('label', { text: t(`share.${kind}`), for: id }),
         el('p', { class: 'hint', text: t(`share.${kind}Hint`) }),
         box,
-        el('button', { class: 'action small', text: t('share.copy'), attrs: { type: 'button', 'data-copy': kind },
-          on: { click: () => this.copy(kind) } }),
+        el('button', {
+          class: 'action small',
+          text: t('share.copy'),
+          type: 'button',
+          'data-copy': kind,
+          on: { click: () => this.copy(kind) },
+        }),
       ]);
     });
     this.root.replaceChildren(...rows, this.status);
@@ -34,7 +45,8 @@ export class ShareView {
 
   update() {
     const links = this.links();
-    for (const kind of KINDS) if (this.fields[kind].value !== links[kind]) this.fields[kind].value = links[kind];
+    for (const kind of KINDS)
+      if (this.fields[kind].value !== links[kind]) this.fields[kind].value = links[kind];
   }
 
   async copy(kind) {

@@ -3,9 +3,18 @@
 import { el } from './util.js';
 
 const KEYS = [
-  ['Space / K', 'key.play'], ['← / →', 'key.step'], ['PageUp / PageDown', 'key.stage'], ['1 … 9', 'key.goto'],
-  ['R', 'key.replay'], ['+ / −', 'key.speed'], [', / .', 'key.focus'], ['H', 'key.head'], ['L', 'key.lang'],
-  ['T', 'key.text'], ['?', 'key.help'], ['Esc', 'key.close'],
+  ['Space / K', 'key.play'],
+  ['← / →', 'key.step'],
+  ['PageUp / PageDown', 'key.stage'],
+  ['1 … 9', 'key.goto'],
+  ['R', 'key.replay'],
+  ['+ / −', 'key.speed'],
+  [', / .', 'key.focus'],
+  ['H', 'key.head'],
+  ['L', 'key.lang'],
+  ['T', 'key.text'],
+  ['?', 'key.help'],
+  ['Esc', 'key.close'],
 ];
 
 export class Shortcuts {
@@ -24,21 +33,33 @@ export class Shortcuts {
   setTranslator(t) {
     this.t = t;
     const list = el('dl', { class: 'keys' });
-    for (const [k, key] of KEYS) list.append(el('dt', {}, [el('kbd', { text: k })]), el('dd', { text: t(key) }));
+    for (const [k, key] of KEYS)
+      list.append(el('dt', {}, [el('kbd', { text: k })]), el('dd', { text: t(key) }));
     this.dom.dialog.replaceChildren(
-      el('h2', { text: t('key.title') }), list,
-      el('button', { class: 'action', text: t('key.closeBtn'), attrs: { type: 'button' }, on: { click: () => this.dom.dialog.close() } }),
+      el('h2', { text: t('key.title') }),
+      list,
+      el('button', {
+        class: 'action',
+        text: t('key.closeBtn'),
+        type: 'button',
+        on: { click: () => this.dom.dialog.close() },
+      }),
     );
   }
 
-  destroy() { this.keyTarget.removeEventListener('keydown', this.listener); }
+  destroy() {
+    this.keyTarget.removeEventListener('keydown', this.listener);
+  }
 
-  open() { if (!this.dom.dialog.open) this.dom.dialog.showModal(); }
+  open() {
+    if (!this.dom.dialog.open) this.dom.dialog.showModal();
+  }
 
   onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
     const target = e.target;
-    const typing = target.closest && target.closest('input, textarea, select, [contenteditable="true"]');
+    const typing =
+      target.closest && target.closest('input, textarea, select, [contenteditable="true"]');
     if (typing || this.dom.dialog.open) return;
     const onButton = target.closest && target.closest('button, a, summary, td[tabindex]');
     const p = this.player;

@@ -1,118 +1,249 @@
-// softmax.js: stage 7. One row at a time, with core.softmaxSteps: subtract the max, exponentiate
-// (bars), add up, divide. The full weight matrix shows each row's sum, which is 1.
-import { el, fmt, pct, matrixBlock, rowOf, BarList, setText } from './util.js';
+// softmax.js: stage 7. The followed row's softmax as the operation, one phase per step, from
+// core.softmaxSteps: its scores, minus the largest, e to that power (bars grow to the exps), the
+// sum, and each divided by the sum (bars grow to the weights). Before the weights are shown the
+// learner may guess the token the row attends to most (predict.js). The full weight matrix shows
+// each row's sum, which is 1. The softmax lab sits below.
+import {
+  el,
+  fmt,
+  pct,
+  matrixBlock,
+  rowOf,
+  BarList,
+  setText,
+  writeOnce,
+  keyCols,
+  StripWindow,
+} from './util.js';
 import { matrixView, refreshStage } from './heatmap.js';
-import { refresh } from './later.js';
+import { StageExtras } from './stage-extras.js';
+import { Predict } from './predict.js';
+
+const REVEAL = 4; // the step that shows the weights
 
 export class SoftmaxStage {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.extras = new StageExtras(['softmaxLab'], ctx);
+    this.predict = new Predict(ctx);
+  }
 
-  units() { return 4; }
+  units() {
+    return REVEAL;
+  }
 
   view(model) {
-    const tr = model.result.trace;
+    const tr = model.result;
     const h = model.state.head;
-    const head = tr.head[h];
-    const labels = model.result.tokens.map((x) => x.text);
+    const head = tr.heads[h];
+    const labels = model.result.tokens;
     // row sums: a check on what is shown, not part of the computation
-    const sums = new Float64Array(tr.n);
+    const sums = new Float64Array(tr.config.n);
     const w = head.weights.data;
-    for (let r = 0, i = 0; r < tr.n; r++) for (let c = 0; c < tr.n; c++, i++) sums[r] += w[i];   // no row views
-    return [head.weights, {
-      t: this.ctx.t,
-      name: 'weights', head: h, tokenRows: true, rowLabels: labels, colLabels: labels, corner: 'q \\ k', weight: true,
-      extra: { title: 'Σ', values: sums, name: 'rowsum' },
-    }];
+    for (let r = 0, i = 0; r < tr.config.n; r++)
+      for (let c = 0; c < tr.config.n; c++, i++) sums[r] += w[i]; // no row views
+    return [
+      head.weights,
+      {
+        t: this.ctx.t,
+        name: 'weights',
+        head: h,
+        tokenRows: true,
+        rowLabels: labels,
+        colLabels: labels,
+        corner: 'q \\ k',
+        window: { cols: keyCols() },
+        weight: true,
+        extra: { title: 'Σ', values: sums, name: 'rowsum' },
+      },
+    ];
   }
 
   update(model) {
-    if (!refreshStage(this, model, (m) => [m.state.head], (m) => [[this.w, this.view(m)]])) return false;
+    if (
+      !refreshStage(
+        this,
+        model,
+        (m) => [m.state.head, m.state.q],
+        (m) => [[this.w, this.view(m)]],
+      )
+    )
+      return false;
     this.fill();
+    this.extras.update(model);
     return true;
   }
 
   render(model) {
     const { t } = this.ctx;
-    const tr = model.result.trace;
+    const tr = model.result;
     this.model = model;
     this.w = matrixView(...this.view(model));
     this.titles = Array.from({ length: 5 }, () => el('h4'));
-    this.rows = [new RowTable('input'), new RowTable('shifted')];
+    this.rows = [new RowTable('input', t), new RowTable('shifted', t)];
     this.bars = [new BarList(), new BarList()];
-    const parts = [[this.rows[0].el], [this.rows[1].el], [this.bars[0].el], [], [this.bars[1].el]];
-    this.phases = parts.map((p, i) => el('section', { class: 'phase' }, [this.titles[i], ...p]));
+    this.sumLine = el('p', { class: 'sm-sum', 'data-matrix': 'sum' });
+    const parts = [
+      [this.rows[0].el],
+      [this.rows[1].el],
+      [this.bars[0].el],
+      [this.sumLine],
+      [this.bars[1].el],
+    ];
+    this.phases = parts.map((p, i) =>
+      el('section', { class: 'phase', 'data-phase': i }, [this.titles[i], ...p]),
+    );
     this.root.replaceChildren(
+      this.predict.el,
       el('div', { class: 'phases' }, this.phases),
       el('div', { class: 'row-blocks' }, [
-        matrixBlock(t('softmax.title'), `${tr.n} × ${tr.n}`, this.w, `${t('orient')} · Σ = ${t('softmax.sums')}`),
+        matrixBlock(
+          t('softmax.title'),
+          `${tr.config.n} × ${tr.config.n}`,
+          this.w,
+          `${t('orient')} · Σ = ${t('softmax.sums')}`,
+          t,
+        ),
       ]),
+      this.extras.el,
     );
     this.fill();
+    this.extras.update(model);
   }
 
-  // the focus row's five phases, from core.softmaxSteps (rewritten in place)
+  // the followed row's five phases, from core.softmaxSteps (rewritten in place)
   fill() {
     const { core, t } = this.ctx;
     const model = this.model;
-    const tr = model.result.trace;
+    const tr = model.result;
     const h = model.state.head;
     const q = model.state.q;
-    const labels = model.result.tokens.map((x) => x.text);
-    this.steps = core.softmaxSteps(rowOf(tr.head[h].masked, q), tr.temperature);
+    const labels = model.result.tokens;
+    this.steps = core.softmaxSteps(rowOf(tr.heads[h].masked, q), tr.config.temperature);
     const st = this.steps;
-    const tempNote = tr.temperature !== 1 ? t('softmax.temp', { temp: fmt(tr.temperature) }) : '';
-    const titles = [t('softmax.p0', { tok: labels[q] }), t('softmax.p1', { max: fmt(st.max, 3) }) + tempNote,
-      t('softmax.p2'), t('softmax.p3', { sum: fmt(st.sum, 4) }), t('softmax.p4')];
+    const tempNote =
+      tr.config.temperature !== 1 ? t('softmax.temp', { temp: fmt(tr.config.temperature) }) : '';
+    const titles = [
+      t('softmax.p0', { tok: labels[q] }),
+      t('softmax.p1', { max: fmt(st.max, 3) }) + tempNote,
+      t('softmax.p2'),
+      t('softmax.p3', { sum: fmt(st.sum, 4) }),
+      t('softmax.p4'),
+    ];
     this.titles.forEach((e, i) => setText(e, titles[i]));
-    this.rows[0].update(labels, st.input);
-    this.rows[1].update(labels, st.shifted);
-    refresh(this.bars[0], labels, [...st.exps], { max: 1, name: 'exps', head: h, row: q });
-    refresh(this.bars[1], labels, [...st.weights], { max: 1, asPct: true });
+    // compact: both rows show the same keys, around the row's largest score (shifted to 0)
+    const top = Math.max(0, [...st.input].indexOf(st.max));
+    this.rows[0].update(labels, st.input, h, q, top);
+    this.rows[1].update(labels, st.shifted, h, q, top);
+    this.ctx.later.refresh(this.bars[0], labels, [...st.exps], {
+      max: 1,
+      name: 'exps',
+      head: h,
+      row: q,
+    });
+    this.ctx.later.refresh(this.bars[1], labels, [...st.weights], {
+      max: 1,
+      asPct: true,
+      name: 'softmaxWeights',
+      head: h,
+      row: q,
+    });
+    setText(
+      this.sumLine,
+      t('softmax.sumLine', {
+        terms:
+          [...st.exps]
+            .slice(0, 6)
+            .map((x) => fmt(x, 3))
+            .join(' + ') + (st.exps.length > 6 ? ' + …' : ''),
+        sum: fmt(st.sum, 4),
+      }),
+    );
+    writeOnce(this.sumLine, 'data-value', st.sum);
   }
 
   show(k) {
-    this.phases.forEach((p, i) => p.classList.toggle('pending', i > k));
-    this.phases.forEach((p, i) => p.classList.toggle('current', i === k));
-    const q = this.model.state.q;
+    this.k = k;
+    const m = this.model;
+    const asking = this.predict.asking(m);
+    // while the learner may still guess, the weights stay hidden (the question takes their place)
+    const shown = asking ? Math.min(k, REVEAL - 1) : k;
+    this.phases.forEach((p, i) => p.classList.toggle('pending', i > shown));
+    this.phases.forEach((p, i) => p.classList.toggle('current', i === shown));
+    this.phases[REVEAL].classList.toggle('veiled', asking); // not even its space while asking
+    const q = m.state.q;
     this.w.mark('row', [q]);
-    for (let c = 0; c < this.model.result.trace.n; c++) this.w.cell(q, c).classList.toggle('pending', k < 4);
+    for (let c = 0; c < m.result.config.n; c++)
+      this.w.cell(q, c).classList.toggle('pending', shown < REVEAL);
+    const h = m.state.head;
+    this.predict.show(m, rowOf(m.result.heads[h].weights, q), h);
+    // reaching the weights with a guess still open: the page waits for it (a click or Skip)
+    if (asking && k >= REVEAL) this.ctx.actions.waitForGuess?.();
+    this.root.dataset.phase = String(shown);
+  }
+
+  active(k) {
+    if (this.predict.asking(this.model) && k >= REVEAL) return [this.predict.el];
+    return [this.phases[Math.min(k, REVEAL)]];
   }
 
   narrate(k) {
-    const labels = this.model.result.tokens.map((x) => x.text);
+    const labels = this.model.result.tokens;
     const q = this.model.state.q;
-    const w = rowOf(this.model.result.trace.head[this.model.state.head].weights, q);
-    if (k < 4) return this.ctx.t(`narr.softmax${k}`, { tok: labels[q], max: fmt(this.steps.max, 3), sum: fmt(this.steps.sum, 4) });
+    if (k >= REVEAL && this.predict.asking(this.model))
+      return this.ctx.t('narr.predict', { tok: labels[q] });
+    const w = rowOf(this.model.result.heads[this.model.state.head].weights, q);
+    if (k < REVEAL)
+      return this.ctx.t(`narr.softmax${k}`, {
+        tok: labels[q],
+        max: fmt(this.steps.max, 3),
+        sum: fmt(this.steps.sum, 4),
+      });
     let best = 0;
     for (let j = 1; j < w.length; j++) if (w[j] > w[best]) best = j;
     return this.ctx.t('narr.softmax', { tok: labels[q], p: pct(w[best]), key: labels[best] });
   }
 }
 
-// one row of numbers under the token labels (a phase of the focus row), rewritten in place
+// one row of numbers under the token labels (a phase of the followed row), rewritten in place
 class RowTable {
-  constructor(name) {
+  constructor(name, t) {
     this.name = name;
     this.head = el('tr');
     this.body = el('tr');
-    this.el = el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': name } },
-      [el('table', { class: 'dot' }, [el('thead', {}, [this.head]), el('tbody', {}, [this.body])])]);
+    this.win = new StripWindow(t);
+    this.el = el('div', {}, [
+      this.win.el,
+      el('div', { class: 'scroller', tabindex: '0', role: 'group', 'aria-label': name }, [
+        el('table', { class: 'dot' }, [el('thead', {}, [this.head]), el('tbody', {}, [this.body])]),
+      ]),
+    ]);
   }
 
-  update(labels, values) {
-    while (this.body.children.length > values.length) { this.body.lastChild.remove(); this.head.lastChild.remove(); }
+  /** focus: a key column kept inside the compact window */
+  update(labels, values, head, row, focus = 0) {
+    while (this.body.children.length > values.length) {
+      this.body.lastChild.remove();
+      this.head.lastChild.remove();
+    }
     while (this.body.children.length < values.length) {
       this.head.append(el('th'));
-      this.body.append(el('td', { attrs: { 'data-matrix': this.name, 'data-col': this.body.children.length } }));
+      this.body.append(
+        el('td', { 'data-matrix': this.name, 'data-col': this.body.children.length }),
+      );
     }
     [...values].forEach((v, j) => {
       setText(this.head.children[j], labels[j]);
       const td = this.body.children[j];
-      if (Object.is(td.apValue, v)) return;   // compared in JS: reading dataset back makes garbage
+      writeOnce(td, 'data-head', head);
+      writeOnce(td, 'data-row', row);
+      if (Object.is(td.apValue, v)) return; // compared in JS: reading dataset back makes garbage
       td.apValue = v;
       td.className = v === -Infinity ? 'neg-inf' : '';
       td.dataset.value = String(v);
       setText(td, fmt(v, 3));
     });
+    this.win.set([this.head, this.body], 0, values.length, focus);
   }
 }

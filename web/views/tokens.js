@@ -3,31 +3,53 @@
 import { el } from './util.js';
 
 export class TokensStage {
-  constructor(root, ctx) { this.root = root; this.ctx = ctx; }
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+  }
 
-  units(model) { return model.result.tokens.length; }
+  units(model) {
+    return model.result.token_details.length;
+  }
 
   render(model) {
     const { t } = this.ctx;
     this.model = model;
-    this.list = el('ol', { class: 'chips big', attrs: { 'aria-label': t('tokens.list') } });
+    this.list = el('ol', { class: 'chips big', 'aria-label': t('tokens.list') });
     this.chips = [];
     this.keys = [];
-    this.legend = el('p', { class: 'unknown-legend' }, [el('span', { class: 'unknown-mark', text: '?', attrs: { 'aria-hidden': 'true' } }), ' ', t('model.unknownLegend')]);
-    this.root.replaceChildren(this.list, this.legend, el('p', { class: 'hint', text: t('tokens.hint') }));
+    this.legend = el('p', { class: 'unknown-legend' }, [
+      el('span', { class: 'unknown-mark', text: '?', 'aria-hidden': 'true' }),
+      ' ',
+      t('model.unknownLegend'),
+    ]);
+    this.root.replaceChildren(
+      this.list,
+      this.legend,
+      el('p', { class: 'hint', text: t('tokens.hint') }),
+    );
     this.update(model);
   }
 
   // chips are kept: only a chip whose token (or focus) changed is built again
   update(model) {
     this.model = model;
-    const tokens = model.result.tokens;
-    while (this.chips.length > tokens.length) { this.chips.pop().remove(); this.keys.pop(); }
+    const tokens = model.result.token_details;
+    while (this.chips.length > tokens.length) {
+      this.chips.pop().remove();
+      this.keys.pop();
+    }
     tokens.forEach((tok, i) => {
-      const key = `${tok.text}\u0000${tok.kind}\u0000${tok.known}\u0000${i === model.state.q}`;
+      const key = [tok.text, tok.kind, tok.known, tok.read_as, i === model.state.q].join('\u0000');
       if (this.keys[i] === key) return;
       const chip = this.chip(tok, i, i === model.state.q);
-      if (this.chips[i]) this.chips[i].replaceWith(chip); else this.list.append(chip);
+      const old = this.chips[i];
+      if (old) {
+        // a keyboard user who followed this token keeps focus on it (the chip is built anew)
+        const active = /** @type {Document | ShadowRoot} */ (this.root.getRootNode()).activeElement;
+        old.replaceWith(chip);
+        if (active && old.contains(active)) chip.querySelector('.chip-main').focus();
+      } else this.list.append(chip);
       this.chips[i] = chip;
       this.keys[i] = key;
     });
@@ -40,33 +62,76 @@ export class TokensStage {
     const chars = [...tok.text];
     const kind = t(`kind.${tok.kind}`) + (tok.known ? '' : ` · ${t('tokens.unknown')}`);
     const unknown = tok.known === false;
-    return el('li', {
-      class: `chip kind-${tok.kind}${focus ? ' focus' : ''}${unknown ? ' unknown' : ''}`,
-      attrs: unknown ? { title: t('model.unknownMark'), 'data-unknown': '1' } : {},
-    }, [
-      unknown ? el('span', { class: 'unknown-mark', text: '?', attrs: { 'aria-hidden': 'true' } }) : null,
-      el('button', {
-        class: 'chip-main',
-        // the name is the visible text plus the action (label in name, WCAG 2.5.3)
-        attrs: { type: 'button', 'aria-pressed': focus },
-        on: { click: () => actions.setFocus(i) },
-      }, [el('span', { class: 'idx', text: String(i + 1) }), el('span', { class: 'tok', text: tok.text }),
-        el('span', { class: 'kind', text: kind }), el('span', { class: 'vh', text: ` (${t('tokens.follow', { i: i + 1, tok: tok.text })})` })]),
-      chars.length > 1 && tok.kind === 'han'
-        ? el('button', {
-          class: 'split', text: '|',
-          attrs: { type: 'button', title: t('tokens.split', { tok: tok.text }), 'aria-label': t('tokens.split', { tok: tok.text }) },
-          on: { click: () => actions.splitToken(i) },
-        })
-        : null,
-    ]);
+    return el(
+      'li',
+      {
+        class: `chip kind-${tok.kind}${focus ? ' focus' : ''}${unknown ? ' unknown' : ''}`,
+        title: !unknown
+          ? null
+          : tok.read_as && tok.read_as.length
+            ? t('model.readAsMark', { pieces: tok.read_as.join(' + ') })
+            : t('model.unknownMark'),
+        'data-unknown': unknown ? '1' : null,
+      },
+      [
+        unknown ? el('span', { class: 'unknown-mark', text: '?', 'aria-hidden': 'true' }) : null,
+        el(
+          'button',
+          {
+            class: 'chip-main',
+            // the name is the visible text plus the action (label in name, WCAG 2.5.3)
+            type: 'button',
+            'aria-pressed': String(focus),
+            on: { click: () => actions.setFocus(i) },
+          },
+          [
+            el('span', { class: 'idx', text: String(i + 1) }),
+            el('span', { class: 'tok', text: tok.text }),
+            el('span', { class: 'kind', text: kind }),
+            el('span', {
+              class: 'vh',
+              text: ` (${t('tokens.follow', { i: i + 1, tok: tok.text })})`,
+            }),
+          ],
+        ),
+        chars.length > 1 && tok.kind === 'han'
+          ? el('button', {
+              class: 'split',
+              text: '|',
+              type: 'button',
+              title: t('tokens.split', { tok: tok.text }),
+              'aria-label': t('tokens.split', { tok: tok.text }),
+              on: { click: () => actions.splitToken(i) },
+            })
+          : null,
+      ],
+    );
   }
 
-  show(k) { this.chips.forEach((c, i) => c.classList.toggle('pending', i >= k)); }
+  show(k) {
+    this.chips.forEach((c, i) => c.classList.toggle('pending', i >= k));
+  }
 
+  // while chips appear, the newest one; once all are shown, the whole list
   narrate(k) {
-    const toks = this.model.result.tokens.slice(0, Math.max(1, k)).map((x) => x.text);
-    return this.ctx.t('narr.tokens', { n: this.model.result.tokens.length, list: toks.join(' · ') });
+    const tokens = this.model.result.token_details;
+    if (k >= tokens.length)
+      return this.ctx.t('narr.tokens', {
+        n: tokens.length,
+        list: this.model.result.tokens.join(' · '),
+      });
+    const i = Math.max(0, k - 1);
+    return this.ctx.t('narr.tokenStep', {
+      i: i + 1,
+      n: tokens.length,
+      tok: tokens[i].text,
+      kind: this.ctx.t(`kind.${tokens[i].kind}`),
+    });
+  }
+
+  active(k) {
+    const n = this.model.result.token_details.length;
+    return k >= n ? [this.chips[this.model.state.q]] : [this.chips[Math.max(0, k - 1)]];
   }
 }
 
@@ -77,8 +142,11 @@ export function splitTokenText(text, token) {
   let end = text.length;
   let i = 0;
   for (const ch of text) {
-    if (bytes === token.byteBegin) begin = i;
-    if (bytes === token.byteEnd) { end = i; break; }
+    if (bytes === token.byte_begin) begin = i;
+    if (bytes === token.byte_end) {
+      end = i;
+      break;
+    }
     bytes += new TextEncoder().encode(ch).length;
     i += ch.length;
   }

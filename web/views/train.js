@@ -1,53 +1,86 @@
-// train.js: the "Train the model" panel. Starts the training worker (train-worker.js), shows a
-// progress bar and a live loss curve, and hands each model snapshot to the core (setCustomModel)
-// so the page re-traces the sentence with model 'custom' and the attention map sharpens while the
-// model learns. Pause, resume, reset to random weights, reset to the shipped model. It draws and
-// relays; the core trains (in the worker) and computes every number shown.
+// train.js: the "Train the model" panel. Starts the training (train-runner.js: a Web Worker, or
+// the page's own thread where no worker can start), shows a progress bar and a live loss curve,
+// and hands each model snapshot to the core (setCustomModel) so the page re-traces the sentence
+// with model 'custom' and the attention map sharpens while the model learns. Pause, resume, reset
+// to random weights, reset to the shipped model. It draws and relays; the core trains and
+// computes every number shown.
 import { el, svg } from './util.js';
+import { TrainRunner } from '../train-runner.js';
 
-const W = 520;                      // loss curve: viewBox size and margins (layout only)
+const W = 520; // loss curve: viewBox size and margins (layout only)
 const H = 200;
 const M = { left: 52, right: 14, top: 12, bottom: 40 };
 
 export class TrainView {
-  /** ctx: {t, core, actions: {useCustomModel(), setSetting}, workerUrl} */
+  /** ctx: {t, core, actions: {useCustomModel(), setSetting}, training: {base?, corpus?}}
+   *  (train-runner.js: where train-worker.js and wasm/ are, or the corpus itself) */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.run = { status: 'idle', target: 0, step: 0, points: [], loss: null, learningRate: null, message: '' };
+    this.run = {
+      status: 'idle',
+      target: 0,
+      step: 0,
+      points: [],
+      loss: null,
+      learningRate: null,
+      message: '',
+    };
     this.worker = null;
     this.build();
   }
 
-  setTranslator(t) { this.ctx = { ...this.ctx, t }; this.build(); }
+  setTranslator(t) {
+    this.ctx = { ...this.ctx, t };
+    this.build();
+  }
 
   build() {
     const { t } = this.ctx;
-    const btn = (key, cls, on) => el('button', { class: `action ${cls}`, text: t(key), attrs: { type: 'button' }, on: { click: on } });
+    const btn = (key, cls, on) =>
+      el('button', { class: `action ${cls}`, text: t(key), type: 'button', on: { click: on } });
     this.steps = el('input', {
-      attrs: { id: 'train-steps', type: 'number', min: 20, max: 6000, step: 20, value: this.steps ? this.steps.value : 1500, inputmode: 'numeric' },
+      id: 'train-steps',
+      type: 'number',
+      min: 20,
+      max: 6000,
+      step: 20,
+      value: this.steps ? this.steps.value : 1500,
+      inputmode: 'numeric',
     });
     this.trainBtn = btn('train.start', 'primary train-start', () => this.start());
     this.pauseBtn = btn('train.pause', 'train-pause', () => this.pause());
     this.resumeBtn = btn('train.resume', 'train-resume', () => this.resume());
-    this.resetRandom = btn('train.resetRandom', 'small train-reset-random', () => this.reset('random'));
-    this.resetShipped = btn('train.resetShipped', 'small train-reset-shipped', () => this.reset('default'));
-    this.progress = el('progress', { attrs: { id: 'train-progress', max: 1, value: 0 } });
-    this.progressText = el('p', { class: 'train-progress-text', attrs: { 'aria-live': 'off' } });
-    this.status = el('p', { class: 'train-status', attrs: { role: 'status', 'aria-live': 'polite' } });
+    this.resetRandom = btn('train.resetRandom', 'small train-reset-random', () =>
+      this.reset('random'),
+    );
+    this.resetShipped = btn('train.resetShipped', 'small train-reset-shipped', () =>
+      this.reset('default'),
+    );
+    this.progress = el('progress', { id: 'train-progress', max: 1, value: 0 });
+    this.progressText = el('p', { class: 'train-progress-text', 'aria-live': 'off' });
+    this.status = el('p', { class: 'train-status', role: 'status', 'aria-live': 'polite' });
+    this.where = el('p', { class: 'hint train-where' });
     this.curve = el('figure', { class: 'loss-curve' });
     this.curveText = el('p', { class: 'loss-readout' });
     this.root.replaceChildren(
       el('p', { class: 'lead', text: t('train.intro') }),
       el('div', { class: 'train-controls' }, [
-        el('label', { attrs: { for: 'train-steps' }, text: t('train.steps') }), this.steps,
-        this.trainBtn, this.pauseBtn, this.resumeBtn,
+        el('label', { for: 'train-steps', text: t('train.steps') }),
+        this.steps,
+        this.trainBtn,
+        this.pauseBtn,
+        this.resumeBtn,
         el('span', { class: 'train-resets' }, [this.resetRandom, this.resetShipped]),
       ]),
       el('p', { class: 'hint', text: t('train.stepsHint') }),
-      el('div', { class: 'train-bar' }, [el('label', { attrs: { for: 'train-progress' }, text: t('train.progress') }), this.progress]),
+      el('div', { class: 'train-bar' }, [
+        el('label', { for: 'train-progress', text: t('train.progress') }),
+        this.progress,
+      ]),
       this.progressText,
       this.status,
+      this.where,
       this.curve,
       this.curveText,
     );
@@ -61,19 +94,17 @@ export class TrainView {
       return;
     }
     this.stopWorker();
-    this.run = { status: 'loading', target, step: 0, points: [], loss: null, learningRate: null, message: '' };
-    try {
-      this.worker = new Worker(this.ctx.workerUrl || 'train-worker.js');
-    } catch (e) {
-      this.setStatus('error', this.ctx.t('train.unavailable', { message: e.message }));
-      return;
-    }
-    this.worker.onmessage = (e) => this.onMessage(e.data);
-    this.worker.onerror = (e) => {
-      e.preventDefault();
-      this.stopWorker();
-      this.setStatus('error', this.ctx.t('train.unavailable', { message: e.message || 'worker failed to load' }));
+    this.run = {
+      status: 'loading',
+      target,
+      step: 0,
+      points: [],
+      loss: null,
+      learningRate: null,
+      message: '',
     };
+    this.worker = new TrainRunner({ training: this.ctx.training, module: this.ctx.core.module });
+    this.worker.onmessage = (e) => this.onMessage(e.data);
     this.worker.postMessage({ type: 'start', steps: target, seed: 1, batch: 32 });
     this.paint();
   }
@@ -93,10 +124,21 @@ export class TrainView {
   /** 'random' or 'default': stop any training and show that model. */
   reset(model) {
     this.stopWorker();
-    this.run = { status: 'idle', target: 0, step: 0, points: [], loss: null, learningRate: null, message: '' };
+    this.run = {
+      status: 'idle',
+      target: 0,
+      step: 0,
+      points: [],
+      loss: null,
+      learningRate: null,
+      message: '',
+    };
     this.paint();
     this.ctx.actions.setSetting('model', model);
-    this.setStatus('idle', this.ctx.t(model === 'random' ? 'train.didResetRandom' : 'train.didResetShipped'));
+    this.setStatus(
+      'idle',
+      this.ctx.t(model === 'random' ? 'train.didResetRandom' : 'train.didResetShipped'),
+    );
   }
 
   stopWorker() {
@@ -104,18 +146,24 @@ export class TrainView {
     this.worker = null;
   }
 
-  destroy() { this.stopWorker(); }
+  destroy() {
+    this.stopWorker();
+  }
 
   onMessage(msg) {
-    const { t } = this.ctx;
     const run = this.run;
     switch (msg.type) {
-      case 'loading': run.status = 'loading'; break;
-      case 'started': run.status = 'running'; run.examples = msg.examples; break;
+      case 'loading':
+        run.status = 'loading';
+        break;
+      case 'started':
+        run.status = 'running';
+        run.examples = msg.examples;
+        break;
       case 'progress':
         run.step = msg.step;
         run.loss = msg.loss;
-        run.learningRate = msg.learningRate;
+        run.learningRate = msg.learning_rate;
         run.points.push({ step: msg.step, loss: msg.loss });
         break;
       case 'model':
@@ -125,19 +173,34 @@ export class TrainView {
           this.ctx.actions.useCustomModel();
         } catch (e) {
           run.status = 'error';
-          run.message = t('train.failed', { message: e.message });
+          run.message = this.failure(e && e.code);
+          this.stopWorker();
         }
         break;
-      case 'paused': run.status = 'paused'; break;
-      case 'done': run.status = 'done'; this.stopWorker(); break;
-      case 'error':
-        run.status = 'error';
-        run.message = t('train.failed', { message: msg.message });
+      case 'paused':
+        run.status = 'paused';
+        break;
+      case 'done':
+        run.status = 'done';
         this.stopWorker();
         break;
-      default: return;
+      case 'error':
+        run.status = 'error';
+        run.message = this.failure(msg.code);
+        this.stopWorker();
+        break;
+      default:
+        return;
     }
     this.paint();
+  }
+
+  /** The learner's words for a failure: the code and the locale's reason for it. */
+  failure(code = 'train_failed') {
+    const { t } = this.ctx;
+    const key = `train.error.${code}`;
+    const said = t(key);
+    return t('train.failed', { code, reason: said === key ? t('train.error.other') : said });
   }
 
   setStatus(status, message) {
@@ -153,7 +216,9 @@ export class TrainView {
     const run = this.run;
     const busy = run.status === 'loading' || run.status === 'running';
     this.trainBtn.disabled = busy;
-    this.trainBtn.textContent = t(run.status === 'done' || run.status === 'paused' ? 'train.again' : 'train.start');
+    this.trainBtn.textContent = t(
+      run.status === 'done' || run.status === 'paused' ? 'train.again' : 'train.start',
+    );
     this.pauseBtn.disabled = run.status !== 'running';
     this.resumeBtn.disabled = run.status !== 'paused';
     this.root.dataset.status = run.status;
@@ -161,28 +226,56 @@ export class TrainView {
     this.progress.max = Math.max(1, run.target);
     this.progress.value = run.step;
     this.progress.dataset.value = String(run.step);
-    this.progressText.textContent = run.target ? t('train.progressText', {
-      step: run.step, target: run.target,
-      loss: run.loss == null ? '–' : run.loss.toFixed(3),
-      lr: run.learningRate == null ? '–' : run.learningRate.toFixed(4),
-    }) : '';
-    const statusKey = { loading: 'train.loading', running: 'train.running', paused: 'train.paused', done: 'train.done' }[run.status];
-    this.status.textContent = run.message && (run.status === 'error' || run.status === 'idle') ? run.message
-      : statusKey ? t(statusKey, { step: run.step, examples: run.examples ?? '' }) : '';
+    this.progressText.textContent = run.target
+      ? t('train.progressText', {
+          step: run.step,
+          target: run.target,
+          loss: run.loss == null ? '–' : run.loss.toFixed(3),
+          lr: run.learningRate == null ? '–' : run.learningRate.toFixed(4),
+        })
+      : '';
+    const statusKey = {
+      loading: 'train.loading',
+      running: 'train.running',
+      paused: 'train.paused',
+      done: 'train.done',
+    }[run.status];
+    this.status.textContent =
+      run.message && (run.status === 'error' || run.status === 'idle')
+        ? run.message
+        : statusKey
+          ? t(statusKey, { step: run.step, examples: run.examples ?? '' })
+          : '';
     this.status.classList.toggle('error', run.status === 'error');
+    const kind = this.worker ? this.worker.kind : this.root.dataset.runner;
+    if (kind) this.root.dataset.runner = kind; // 'worker' or 'page' (the last run's, once it ends)
+    const notes = [];
+    if (kind === 'page' && run.status !== 'idle') notes.push(t('train.onPage'));
+    if (typeof this.ctx.training?.corpus === 'string' && run.examples)
+      notes.push(t('train.sampled', { examples: run.examples }));
+    this.where.textContent = notes.join(' ');
     this.drawCurve();
   }
 
   drawCurve() {
     const { t } = this.ctx;
     const pts = this.run.points;
-    if (!pts.length) {   // no chart before the first training: the text line says so
+    if (!pts.length) {
+      // no chart before the first training: the text line says so
       this.curve.replaceChildren();
       this.curveText.textContent = t('train.curveEmpty');
       return;
     }
-    const pic = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'loss-svg', role: 'img', 'aria-label': t('train.curveLabel') });
-    const x0 = M.left, x1 = W - M.right, y0 = H - M.bottom, y1 = M.top;
+    const pic = svg('svg', {
+      viewBox: `0 0 ${W} ${H}`,
+      class: 'loss-svg',
+      role: 'img',
+      'aria-label': t('train.curveLabel'),
+    });
+    const x0 = M.left,
+      x1 = W - M.right,
+      y0 = H - M.bottom,
+      y1 = M.top;
     const top = Math.max(1, ...pts.map((p) => p.loss));
     const yTop = Math.ceil(top);
     const xMax = Math.max(this.run.target, 1);
@@ -193,25 +286,52 @@ export class TrainView {
       e.textContent = s;
       return e;
     };
-    pic.append(svg('line', { x1: x0, y1: y0, x2: x1, y2: y0, class: 'axis' }), svg('line', { x1: x0, y1: y0, x2: x0, y2: y1, class: 'axis' }));
+    pic.append(
+      svg('line', { x1: x0, y1: y0, x2: x1, y2: y0, class: 'axis' }),
+      svg('line', { x1: x0, y1: y0, x2: x0, y2: y1, class: 'axis' }),
+    );
     for (const f of [0, 0.5, 1]) {
       const ly = yTop * f;
-      pic.append(svg('line', { x1: x0 - 4, y1: Y(ly), x2: x1, y2: Y(ly), class: f ? 'grid' : 'axis' }), text(x0 - 7, Y(ly) + 4, ly.toFixed(ly % 1 ? 1 : 0), 'end'));
+      pic.append(
+        svg('line', { x1: x0 - 4, y1: Y(ly), x2: x1, y2: Y(ly), class: f ? 'grid' : 'axis' }),
+        text(x0 - 7, Y(ly) + 4, ly.toFixed(ly % 1 ? 1 : 0), 'end'),
+      );
       const sx = Math.round(xMax * f);
-      pic.append(text(X(sx), y0 + 15, String(this.run.target ? sx : ''), f === 0 ? 'start' : f === 1 ? 'end' : 'middle'));
+      pic.append(
+        text(
+          X(sx),
+          y0 + 15,
+          String(this.run.target ? sx : ''),
+          f === 0 ? 'start' : f === 1 ? 'end' : 'middle',
+        ),
+      );
     }
     pic.append(text((x0 + x1) / 2, H - 6, t('train.axisStep'), 'middle', 'axis-label'));
     const yl = text(14, (y0 + y1) / 2, t('train.axisLoss'), 'middle', 'axis-label');
     yl.setAttribute('transform', `rotate(-90 14 ${(y0 + y1) / 2})`);
     pic.append(yl);
     if (pts.length) {
-      pic.append(svg('polyline', { points: pts.map((p) => `${X(p.step).toFixed(1)},${Y(p.loss).toFixed(1)}`).join(' '), class: 'loss-line' }));
+      pic.append(
+        svg('polyline', {
+          points: pts.map((p) => `${X(p.step).toFixed(1)},${Y(p.loss).toFixed(1)}`).join(' '),
+          class: 'loss-line',
+        }),
+      );
       for (const p of pts) {
-        const c = svg('circle', { cx: X(p.step).toFixed(1), cy: Y(p.loss).toFixed(1), r: 3, class: 'loss-point', 'data-step': p.step, 'data-value': p.loss });
+        const c = svg('circle', {
+          cx: X(p.step).toFixed(1),
+          cy: Y(p.loss).toFixed(1),
+          r: 3,
+          class: 'loss-point',
+          'data-step': p.step,
+          'data-value': p.loss,
+        });
         const title = svg('title');
         title.textContent = t('train.pointTitle', { step: p.step, loss: p.loss.toFixed(3) });
         c.append(title);
-        c.addEventListener('mouseenter', () => { this.curveText.textContent = title.textContent; });
+        c.addEventListener('mouseenter', () => {
+          this.curveText.textContent = title.textContent;
+        });
         pic.append(c);
       }
     }
@@ -219,7 +339,12 @@ export class TrainView {
     const first = pts[0];
     const last = pts[pts.length - 1];
     this.curveText.textContent = pts.length
-      ? t('train.curveText', { s0: first.step, l0: first.loss.toFixed(3), s1: last.step, l1: last.loss.toFixed(3) })
+      ? t('train.curveText', {
+          s0: first.step,
+          l0: first.loss.toFixed(3),
+          s1: last.step,
+          l1: last.loss.toFixed(3),
+        })
       : t('train.curveEmpty');
   }
 }

@@ -1,19 +1,66 @@
-// util.js: small DOM helpers shared by the views: element creation, number formatting, colour
-// tints and the matrix table every stage draws. Formatting only: no attention maths here.
+// util.js: the DOM helpers every view and panel uses: element creation, number formatting,
+// colour tints, the matrix table every stage draws, and the small pieces the teaching panels build
+// from (numbers that carry their full value, vectors, bars). Formatting only: no attention maths.
 
-/** el('div', {class: 'a', text: 'b', attrs: {...}, on: {click}}, [children]) */
-export function el(tag, opts = {}, children = []) {
-  const e = document.createElement(tag);
-  if (opts.class) e.className = opts.class;
-  if (opts.text != null) e.textContent = opts.text;
-  if (opts.attrs) for (const k in opts.attrs) if (opts.attrs[k] != null) e.setAttribute(k, String(opts.attrs[k]));
-  if (opts.on) for (const k in opts.on) e.addEventListener(k, opts.on[k]);
-  for (const c of children) if (c != null) e.append(c);
-  return e;
+export const SVG_NS = 'http://www.w3.org/2000/svg';
+export const MATH_NS = 'http://www.w3.org/1998/Math/MathML';
+
+/**
+ * Creates an element: el(tag, {class, text, dataset, on: {click: fn}, ...attributes}, children).
+ * Every other key is an attribute: null, undefined and false leave it out, true writes it empty
+ * (boolean attributes), anything else is written as a string. Children may be nodes or strings;
+ * null and false are skipped.
+ * @param {string} tag
+ * @param {Record<string, any>} [opts]
+ * @param {any} [children] a node, a string, or an array of them
+ * @param {string | null} [ns] a namespace (SVG_NS, MATH_NS), or null for HTML
+ * @returns {any}
+ */
+export function el(tag, opts = {}, children = [], ns = null) {
+  const node = /** @type {HTMLElement} */ (
+    ns ? document.createElementNS(ns, tag) : document.createElement(tag)
+  );
+  for (const k in opts) {
+    // for-in, not Object.entries: no arrays made per element
+    const v = opts[k];
+    if (v == null || v === false) continue;
+    if (k === 'class') node.setAttribute('class', v);
+    else if (k === 'text') node.textContent = String(v);
+    else if (k === 'dataset') Object.assign(node.dataset, v);
+    else if (k === 'on') for (const ev in v) node.addEventListener(ev, v[ev]);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of Array.isArray(children) ? children : [children]) {
+    if (c == null || c === false) continue;
+    node.append(c);
+  }
+  return node;
 }
 
+/** An SVG element; attrs as for el. */
+export const svg = (tag, attrs = {}, children = []) => el(tag, attrs, children, SVG_NS);
+/** A MathML element; attrs as for el. */
+export const mathml = (tag, attrs = {}, children = []) => el(tag, attrs, children, MATH_NS);
+
 /** Sets a node's text only when it differs from what was last set here (see writeOnce). */
-export function setText(node, text) { writeOnce(node, 'text', text); }
+export function setText(node, text) {
+  writeOnce(node, 'text', text);
+}
+
+/**
+ * A sentence the page says about numbers: its text (locale key + vars) and, for data-says, the
+ * key and the raw values it names (token indices, unformatted numbers), so a test can check the
+ * sentence against the trace without parsing prose.
+ */
+export function says(t, key, vars, data = {}) {
+  return { text: t(key, vars), data: { key, ...data } };
+}
+
+/** Writes a says() sentence into a node: its text and its data-says. */
+export function setSays(node, s) {
+  setText(node, s.text);
+  writeOnce(node, 'data-says', JSON.stringify(s.data));
+}
 
 /**
  * Writes a node's text (what = 'text') or an attribute only when it differs from what was last
@@ -30,32 +77,75 @@ export function writeOnce(node, what, value) {
   else node.setAttribute(what, v);
 }
 
+/**
+ * A teaching panel that throws is a bug: it is reported as an error (the browser tests fail on
+ * any) and its box says so; the walkthrough and the other panels keep working.
+ */
+export function panelFailed(box, error, t) {
+  console.error('a teaching panel failed', error);
+  box.replaceChildren(
+    el('p', { class: 'msg error', role: 'alert', text: t('panel.common.failed') }),
+  );
+}
+
+/**
+ * Plays the CSS animations under `node` (class "play") from their start: the first time by adding
+ * the class, after that through the Web Animations API, which needs styles but not layout (taking
+ * the class off and reading offsetWidth to put it back forced a layout of the page in the middle of
+ * drawing). `still` (the stage is only being refreshed: a keystroke, another query) leaves running
+ * or finished animations as they are.
+ */
+export function replay(node, still = false) {
+  if (!node.classList.contains('play')) {
+    node.classList.add('play');
+    return;
+  }
+  if (still) return;
+  for (const a of node.getAnimations({ subtree: true })) {
+    a.cancel();
+    a.play();
+  }
+}
+
 /** Sets a width in percent, to 0.1% (finer is invisible), only when it differs: a bar that did
  *  not move costs no style recalculation. */
 export function setWidth(node, percent) {
   const w = `${percent.toFixed(1)}%`;
-  if (node.apWidth !== w) { node.apWidth = w; node.style.width = w; }
+  if (node.apWidth !== w) {
+    node.apWidth = w;
+    node.style.width = w;
+  }
 }
 
-export function svg(tag, attrs = {}) {
-  const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
-  for (const k in attrs) e.setAttribute(k, String(attrs[k]));
-  return e;
-}
-
-/** 2 decimals, a real minus sign, and -inf as −∞. */
+/**
+ * A number for reading: `digits` decimals (2 unless asked), a real minus sign, no "−0.00",
+ * ±∞ as symbols, NaN as "NaN" (never hidden: it would mean the core produced one), and
+ * |v| >= 1000 in exponent form so a cell stays narrow.
+ * @param {number} v
+ * @param {number} [digits]
+ */
 export function fmt(v, digits = 2) {
   if (v === -Infinity) return '−∞';
   if (v === Infinity) return '∞';
   if (Number.isNaN(v)) return 'NaN';
   const s = Math.abs(v) >= 1000 ? v.toExponential(1) : v.toFixed(digits);
-  return s.startsWith('-') ? (/^-0\.0*$/.test(s) ? s.slice(1) : '−' + s.slice(1)) : s;
+  return s.startsWith('-') ? (/^-0(\.0*)?$/.test(s) ? s.slice(1) : '−' + s.slice(1)) : s;
 }
 
-export function pct(w) { return `${(w * 100).toFixed(w >= 0.995 || w < 0.1 ? 1 : 0)}%`; }
+/** Like fmt, but wraps a negative in parentheses so "a × (−b)" reads correctly. */
+export function fmtFactor(x, digits = 2) {
+  const s = fmt(x, digits);
+  return s.startsWith('−') ? `(${s})` : s;
+}
 
-/** Row r of a {rows, cols, data} matrix as a Float32Array view. */
-export function rowOf(m, r) { return m.data.subarray(r * m.cols, (r + 1) * m.cols); }
+export function pct(w) {
+  return `${(w * 100).toFixed(w >= 0.995 || w < 0.1 ? 1 : 0)}%`;
+}
+
+/** Row r of a {rows, cols, data} matrix as a view into m.data (no copy: do not write to it). */
+export function rowOf(m, r) {
+  return m.data.subarray(r * m.cols, (r + 1) * m.cols);
+}
 
 /** Column c of a matrix, as a new Float32Array. */
 export function colOf(m, c) {
@@ -64,9 +154,15 @@ export function colOf(m, c) {
   return out;
 }
 
+/** Element (i, j) of a row-major matrix. */
+export function at(m, i, j) {
+  return m.data[i * m.cols + j];
+}
+
 export function maxAbsFinite(data) {
   let m = 0;
-  for (let i = 0; i < data.length; i++) {   // indexed: an iterator per call is garbage per keystroke
+  for (let i = 0; i < data.length; i++) {
+    // indexed: an iterator per call is garbage per keystroke
     const x = data[i];
     if (Number.isFinite(x) && Math.abs(x) > m) m = Math.abs(x);
   }
@@ -80,7 +176,8 @@ export function tint(v, scale, weight = false) {
   if (!Number.isFinite(v)) return '';
   const a = Math.min(1, Math.abs(v) / scale);
   if (weight) return `rgba(22, 163, 74, ${(0.08 + 0.5 * a).toFixed(2)})`;
-  return v >= 0 ? `rgba(37, 99, 235, ${(0.06 + 0.42 * a).toFixed(2)})`
+  return v >= 0
+    ? `rgba(37, 99, 235, ${(0.06 + 0.42 * a).toFixed(2)})`
     : `rgba(234, 88, 12, ${(0.06 + 0.42 * a).toFixed(2)})`;
 }
 
@@ -110,22 +207,98 @@ export class MatrixTable {
     this.o = o;
     this.revealed = 0;
     this.marks = { row: [], col: [], cell: [] };
-    const table = el('table', { class: `matrix${o.weight ? ' weights' : ''}${o.onSelect ? ' selectable' : ''}` });
+    const table = el('table', {
+      class: `matrix${o.weight ? ' weights' : ''}${o.onSelect ? ' selectable' : ''}`,
+    });
     if (o.caption) table.append(el('caption', { text: o.caption }));
-    this.headRow = el('tr', {}, [el('th', { class: 'corner', text: o.corner || '', attrs: { scope: 'col' } })]);
-    this.extraHead = o.extra ? el('th', { class: 'extra', text: o.extra.title, attrs: { scope: 'col' } }) : null;
+    this.headRow = el('tr', {}, [
+      el('th', { class: 'corner', text: o.corner || '', scope: 'col' }),
+    ]);
+    this.extraHead = o.extra
+      ? el('th', { class: 'extra', text: o.extra.title, scope: 'col' })
+      : null;
     if (this.extraHead) this.headRow.append(this.extraHead);
     this.tbody = el('tbody');
     table.append(el('thead', {}, [this.headRow]), this.tbody);
     this.table = table;
     this.colHeads = [];
     this.rowHeads = [];
-    this.rowEls = [];     // per row: {tr, cells: [td], extra: td|null}
+    this.rowEls = []; // per row: {tr, cells: [td], extra: td|null}
     this.cells = [];
-    this.shown = [];      // per cell: [value, text, tint, scale] as written (update() writes only changes)
+    this.shown = []; // per cell: [value, text, tint, scale] as written (update() writes only changes)
     this.firstRow = o.firstRow ?? 0;
+    /** @type {HTMLElement | null} the "rows × cols" line, when matrixBlock shows the table */
+    this.shapeEl = null;
+    // compact: a window of o.window = {cols, rows} columns / rows is shown (the rest stay in the
+    // table, hidden, with their data-*); moveWindow() slides it, setFull() shows everything
+    this.win = o.window
+      ? {
+          c0: 0,
+          r0: 0,
+          cols: Math.min(o.window.cols ?? Infinity, phone() ? PHONE_COLS : Infinity),
+          rows: o.window.rows ?? Infinity,
+        }
+      : null;
+    this.full = false;
+    this.offEls = new Set();
+    /** @type {((t: MatrixTable) => void) | null} told when the window moves (matrixBlock's line) */
+    this.onWindow = null;
     if (o.onSelect) this.makeSelectable();
     this.update(m, o);
+  }
+
+  /** Whether a window hides part of the matrix right now (false when all of it fits). */
+  get cut() {
+    return !!this.win && !this.full && (this.m.cols > this.win.cols || this.m.rows > this.win.rows);
+  }
+
+  /** Slides the window (if any) so that column c and row r are inside it. */
+  moveWindow(c, r = this.win ? this.win.r0 : 0) {
+    if (!this.win) return;
+    const w = this.win;
+    const fit = (start, x, size, total) => {
+      if (x < start) start = x;
+      else if (x >= start + size) start = x - size + 1;
+      return Math.max(0, Math.min(start, Math.max(0, total - size)));
+    };
+    const c0 = fit(w.c0, Math.max(0, c), w.cols, this.m.cols);
+    const r0 = fit(w.r0, Math.max(0, r), w.rows, this.m.rows);
+    if (c0 === w.c0 && r0 === w.r0) return;
+    w.c0 = c0;
+    w.r0 = r0;
+    this.applyWindow();
+  }
+
+  setFull(full) {
+    this.full = full;
+    this.applyWindow();
+  }
+
+  // hides (class "off") the cells, heads and extras outside the window; onWindow tells the block
+  applyWindow() {
+    const off = new Set();
+    if (this.cut) {
+      const { c0, r0, cols, rows } = this.win;
+      const outC = (c) => c < c0 || c >= c0 + cols;
+      const outR = (r) => r < r0 || r >= r0 + rows;
+      this.colHeads.forEach((th, c) => {
+        if (outC(c)) off.add(th);
+      });
+      this.rowEls.forEach((row, r) => {
+        if (outR(r)) {
+          off.add(row.tr);
+          return;
+        }
+        row.cells.forEach((td, c) => {
+          if (outC(c)) off.add(td);
+        });
+      });
+    }
+    for (const e of this.offEls) if (!off.has(e)) e.classList.remove('off');
+    for (const e of off) if (!this.offEls.has(e)) e.classList.add('off');
+    this.offEls = off;
+    this.table.classList.toggle('cut', this.cut);
+    if (this.onWindow) this.onWindow(this);
   }
 
   /** The next trace's matrix (same meaning; the shape may differ). Labels and extra come from o. */
@@ -138,31 +311,39 @@ export class MatrixTable {
     while (this.colHeads.length > m.cols) this.colHeads.pop().remove();
     while (this.colHeads.length < m.cols) {
       const c = this.colHeads.length;
-      const th = el('th', { attrs: { scope: 'col', 'data-col': c } });
+      const th = el('th', { scope: 'col', 'data-col': c });
       this.headRow.insertBefore(th, this.extraHead);
       this.colHeads.push(th);
     }
-    this.colHeads.forEach((th, c) => writeOnce(th, 'text', o.colLabels ? o.colLabels[c] : String(c + 1)));
+    this.colHeads.forEach((th, c) =>
+      writeOnce(th, 'text', o.colLabels ? o.colLabels[c] : String(c + 1)),
+    );
     while (this.rowEls.length > m.rows) this.rowEls.pop().tr.remove();
     this.rowHeads.length = this.rowEls.length;
     this.rowEls.forEach((row, r) => {
       while (row.cells.length > m.cols) row.cells.pop().remove();
-      while (row.cells.length < m.cols) row.tr.insertBefore(this.newCell(r, row.cells.length), row.extra);
+      while (row.cells.length < m.cols)
+        row.tr.insertBefore(this.newCell(r, row.cells.length), row.extra);
     });
     while (this.rowEls.length < m.rows) this.addRow(this.rowEls.length, m.cols);
     if ((o.firstRow ?? 0) !== this.firstRow) {
       this.firstRow = o.firstRow ?? 0;
       this.rowEls.forEach((row, r) => {
-        for (const e of [this.rowHeads[r], ...row.cells, row.extra]) if (e) e.dataset.row = this.firstRow + r;
+        for (const e of [this.rowHeads[r], ...row.cells, row.extra])
+          if (e) e.dataset.row = this.firstRow + r;
       });
     }
-    this.rowHeads.forEach((th, r) => writeOnce(th, 'text', o.rowLabels ? o.rowLabels[r] : String(r + 1)));
+    this.rowHeads.forEach((th, r) =>
+      writeOnce(th, 'text', o.rowLabels ? o.rowLabels[r] : String(r + 1)),
+    );
     if (resized) {
       if (this.shapeEl) this.shapeEl.textContent = `${m.rows} × ${m.cols}`;
       this.cells = this.rowEls.flatMap((row) => row.cells);
       const shown = new Array(m.rows * m.cols);
       for (let r = 0; r < m.rows; r++) {
-        for (let c = 0; c < m.cols; c++) shown[r * m.cols + c] = r < prev.rows && c < prev.cols ? this.shown[r * prev.cols + c] : null;
+        for (let c = 0; c < m.cols; c++)
+          shown[r * m.cols + c] =
+            r < prev.rows && c < prev.cols ? this.shown[r * prev.cols + c] : null;
       }
       this.shown = shown;
     }
@@ -177,6 +358,7 @@ export class MatrixTable {
         row.extra.textContent = fmt(x, 3);
       });
     }
+    if (resized && this.win) this.applyWindow();
     if (resized) {
       // a fully shown table stays fully shown; a partly revealed one keeps its count
       const full = this.revealed >= prev.rows * prev.cols;
@@ -191,14 +373,19 @@ export class MatrixTable {
   }
 
   addRow(r, cols) {
-    const th = el('th', { attrs: { scope: 'row', 'data-row': this.firstRow + r } });
+    const th = el('th', { scope: 'row', 'data-row': this.firstRow + r });
     const tr = el('tr', {}, [th]);
     const row = { tr, cells: [], extra: null };
     this.rowEls.push(row);
     this.rowHeads.push(th);
     for (let c = 0; c < cols; c++) tr.append(this.newCell(r, c));
     if (this.o.extra) {
-      row.extra = el('td', { class: 'extra', attrs: { 'data-matrix': this.o.extra.name, 'data-head': this.o.head ?? '', 'data-row': this.firstRow + r } });
+      row.extra = el('td', {
+        class: 'extra',
+        'data-matrix': this.o.extra.name,
+        'data-head': this.o.head ?? '',
+        'data-row': this.firstRow + r,
+      });
       tr.append(row.extra);
     }
     this.tbody.append(tr);
@@ -234,7 +421,8 @@ export class MatrixTable {
 
   /** The cell at (r, c); a detached spare when (r, c) is outside (a view refreshed later). */
   cell(r, c) {
-    if (r >= 0 && r < this.m.rows && c >= 0 && c < this.m.cols) return this.cells[r * this.m.cols + c];
+    if (r >= 0 && r < this.m.rows && c >= 0 && c < this.m.cols)
+      return this.cells[r * this.m.cols + c];
     if (!this.spare) this.spare = document.createElement('td');
     return this.spare;
   }
@@ -248,7 +436,9 @@ export class MatrixTable {
     this.revealed = count;
   }
 
-  revealRows(rows) { this.reveal(rows * this.m.cols); }
+  revealRows(rows) {
+    this.reveal(rows * this.m.cols);
+  }
 
   /** Highlight rows, columns and cells (replacing the previous marks of that kind). */
   mark(kind, list) {
@@ -261,7 +451,13 @@ export class MatrixTable {
       } else if (kind === 'col' && x >= 0 && x < this.m.cols) {
         out.push(this.colHeads[x]);
         for (let r = 0; r < this.m.rows; r++) out.push(this.cell(r, x));
-      } else if (kind === 'cell' && x[0] >= 0 && x[0] < this.m.rows && x[1] >= 0 && x[1] < this.m.cols) {
+      } else if (
+        kind === 'cell' &&
+        x[0] >= 0 &&
+        x[0] < this.m.rows &&
+        x[1] >= 0 &&
+        x[1] < this.m.cols
+      ) {
         out.push(this.cell(x[0], x[1]));
       }
     }
@@ -271,7 +467,7 @@ export class MatrixTable {
 
   // One cell is in the tab order; arrow keys move, Enter/Space/click select (a roving tabindex).
   makeSelectable() {
-    this.active = 0;   // new cells get tabindex -1 (newCell); update() gives the active one 0
+    this.active = 0; // new cells get tabindex -1 (newCell); update() gives the active one 0
     this.table.addEventListener('click', (ev) => {
       const td = ev.target.closest('td');
       if (!td) return;
@@ -306,14 +502,137 @@ export class MatrixTable {
   }
 }
 
-/** A labelled matrix block: title, shape line, orientation note, and the table in a scroller. */
-export function matrixBlock(title, shape, table, note) {
-  table.shapeEl = el('span', { class: 'mshape', text: shape });   // the view's update() rewrites it
+/**
+ * A labelled matrix block: title, shape line, orientation note, and the table in a scroller.
+ * A compact table (MatrixTable with o.window) gets a line saying which part is shown and how much
+ * more there is, and a button that shows the whole matrix (t: the translator, needed then).
+ */
+export function matrixBlock(title, shape, table, note, t) {
+  table.shapeEl = el('span', { class: 'mshape', text: shape }); // the view's update() rewrites it
+  let more = null;
+  if (table.win && t) {
+    const text = el('span', { class: 'mmore-text' });
+    const btn = el('button', {
+      class: 'action small mmore-btn',
+      type: 'button',
+      on: { click: () => table.setFull(!table.full) },
+    });
+    more = el('p', { class: 'mmore' }, [text, ' ', btn]);
+    table.onWindow = (tb) => {
+      const { m, win } = tb;
+      const hidden = tb.cut;
+      more.hidden = !hidden && !tb.full;
+      const parts = [];
+      if (m.cols > win.cols)
+        parts.push(
+          t('matrix.cols', { a: win.c0 + 1, b: Math.min(m.cols, win.c0 + win.cols), n: m.cols }),
+        );
+      if (m.rows > win.rows)
+        parts.push(
+          t('matrix.rows', { a: win.r0 + 1, b: Math.min(m.rows, win.r0 + win.rows), n: m.rows }),
+        );
+      const moreN = m.rows * m.cols - Math.min(m.rows, win.rows) * Math.min(m.cols, win.cols);
+      setText(
+        text,
+        hidden ? t('matrix.shown', { parts: parts.join(t('list.sep')), more: moreN }) : '',
+      );
+      setText(btn, t(tb.full ? 'matrix.fewer' : 'matrix.all', { n: m.rows * m.cols }));
+      writeOnce(btn, 'aria-expanded', tb.full);
+    };
+    table.applyWindow();
+  }
   return el('figure', { class: 'mblock' }, [
     el('figcaption', {}, [el('span', { class: 'mtitle', text: title }), table.shapeEl]),
     note ? el('p', { class: 'orient', text: note }) : null,
-    el('div', { class: 'scroller', attrs: { tabindex: '0', role: 'group', 'aria-label': title } }, [table.table]),
+    el('div', { class: 'scroller', tabindex: '0', role: 'group', 'aria-label': title }, [
+      table.table,
+    ]),
+    more, // under the table: the rows (where a step's cell is) start as high as without it
   ]);
+}
+
+/** Key columns of an n × n matrix or a row strip shown before "… more" (a toggle shows all):
+ *  12 fit a 1280 px window without sideways scrolling, 4 a phone's. */
+export const keyCols = () => (phone() ? PHONE_COLS : 12);
+/** Columns a compact table shows on a phone (600 px wide or less), whatever it shows elsewhere. */
+export const PHONE_COLS = 4;
+/** Token rows an n × n map shows on a phone (a window that follows the followed token), so the
+ *  step's cell and the operation under the map fit one screen; everywhere else, every row. */
+export const keyRows = () => (phone() ? 10 : Infinity);
+const phone = () => typeof matchMedia === 'function' && matchMedia('(max-width: 600px)').matches;
+
+/**
+ * The compact view of a row strip (a small table with one column per key, label cells first):
+ * the columns outside a window of `cols` are hidden (class "off"; their cells keep data-*), and a
+ * line says which are shown and how many numbers more, with a button that shows them all.
+ * `el` is that line; put it above the strip.
+ */
+export class StripWindow {
+  /** t: the translator; values: numbers per column (rows of values, not of labels) */
+  constructor(t, values = 1) {
+    this.t = t;
+    this.values = values;
+    this.cols = keyCols();
+    this.full = false;
+    this.c0 = 0;
+    /** @type {HTMLElement[]} */
+    this.rows = [];
+    this.skip = 0;
+    this.n = 0;
+    this.text = el('span', { class: 'mmore-text' });
+    this.btn = el('button', {
+      class: 'action small mmore-btn',
+      type: 'button',
+      on: {
+        click: () => {
+          this.full = !this.full;
+          this.apply();
+        },
+      },
+    });
+    this.el = el('p', { class: 'mmore' }, [this.text, ' ', this.btn]);
+  }
+
+  /** rows: the strip's <tr>s, each with `skip` label cells first, then n key cells; the window
+   *  slides (least) to keep column `focus` inside it. */
+  set(rows, skip, n, focus = 0) {
+    this.rows = rows;
+    this.skip = skip;
+    this.n = n;
+    const c = this.cols;
+    if (focus < this.c0) this.c0 = focus;
+    else if (focus >= this.c0 + c) this.c0 = focus - c + 1;
+    this.c0 = Math.max(0, Math.min(this.c0, n - c));
+    this.apply();
+  }
+
+  apply() {
+    const { n, cols, c0, t } = this;
+    const cut = !this.full && n > cols;
+    for (const tr of this.rows) {
+      for (let j = 0; j < n; j++) {
+        const cell = /** @type {any} */ (tr.children[j + this.skip]);
+        if (!cell) continue;
+        const off = cut && (j < c0 || j >= c0 + cols);
+        if (cell.apOff !== off) {
+          cell.apOff = off;
+          cell.classList.toggle('off', off);
+        }
+      }
+    }
+    this.el.hidden = n <= cols;
+    setText(
+      this.text,
+      cut
+        ? t('matrix.shown', {
+            parts: t('matrix.cols', { a: c0 + 1, b: Math.min(n, c0 + cols), n }),
+            more: (n - cols) * this.values,
+          })
+        : '',
+    );
+    setText(this.btn, t(this.full ? 'matrix.fewer' : 'matrix.all', { n: n * this.values }));
+    writeOnce(this.btn, 'aria-expanded', this.full);
+  }
 }
 
 const LONG_LIST = 24;
@@ -330,12 +649,22 @@ export class BarList {
     this.items = [];
   }
 
-  /** opts: {max, name, head, row, digits, asPct}; name: the values carry data-matrix etc. */
+  /**
+   * name: the values carry data-matrix etc.
+   * @param {string[]} labels
+   * @param {number[] | Float32Array} values
+   * @param {{max?: number, name?: string, head?: number, row?: number, digits?: number,
+   *          asPct?: boolean}} [opts]
+   */
   update(labels, values, { max, name, head, row, digits = 3, asPct = false } = {}) {
     const top = max ?? Math.max(...values.filter(Number.isFinite), 1e-12);
     while (this.items.length > values.length) this.items.pop().li.remove();
     while (this.items.length < values.length) {
-      const item = { label: el('span', { class: 'blabel' }), fill: el('span', { class: 'fill' }), val: el('span', { class: 'bval' }) };
+      const item = {
+        label: el('span', { class: 'blabel' }),
+        fill: el('span', { class: 'fill' }),
+        val: el('span', { class: 'bval' }),
+      };
       item.li = el('li', {}, [item.label, el('span', { class: 'track' }, [item.fill]), item.val]);
       this.list.append(item.li);
       this.items.push(item);
@@ -364,4 +693,71 @@ export class BarList {
     }
     return this;
   }
+}
+
+/** A number in a matrix-like cell: shows `fmt(value)` and carries the full-precision value. */
+export function num(value, matrix, row, col, digits = 3, tag = 'span', extraClass = '') {
+  return el(tag, {
+    class: `panel-num${extraClass ? ' ' + extraClass : ''}`,
+    text: fmt(value, digits),
+    dataset: { matrix, row: String(row), col: String(col), value: String(value) },
+  });
+}
+
+/** Remove all children. */
+export function clear(node) {
+  while (node.firstChild) node.removeChild(node.firstChild);
+}
+
+/** A vector shown as [a, b, c]; long vectors show the first `limit` entries and "+N". Each entry
+ *  keeps its bracket or comma, so a wrapped vector never starts a line with "]" or ",". */
+export function vector(values, matrix, row, t, digits = 3, limit = 8, colOffset = 0) {
+  const box = el('span', { class: 'panel-vec' });
+  const shown = Math.min(values.length, limit);
+  for (let c = 0; c < shown; c++) {
+    const item = el('span', { class: 'panel-vec-item' });
+    if (c === 0)
+      item.append(el('span', { class: 'panel-bracket', text: '[', 'aria-hidden': 'true' }));
+    item.append(num(values[c], matrix, row, c + colOffset, digits));
+    const last = c === shown - 1;
+    if (!last) item.append(el('span', { class: 'panel-sep', text: ',', 'aria-hidden': 'true' }));
+    else if (values.length === shown)
+      item.append(el('span', { class: 'panel-bracket', text: ']', 'aria-hidden': 'true' }));
+    box.append(item);
+  }
+  if (values.length > shown) {
+    box.append(
+      el('span', { class: 'panel-vec-item' }, [
+        el('span', {
+          class: 'panel-more',
+          text: t('panel.common.more', { n: values.length - shown }),
+        }),
+        el('span', { class: 'panel-bracket', text: ']', 'aria-hidden': 'true' }),
+      ]),
+    );
+  }
+  return box;
+}
+
+/** A horizontal bar for a value in [0, 1] (a weight). Width is layout, not maths. */
+export function bar(fraction, label) {
+  const outer = el('span', { class: 'panel-bar', 'aria-hidden': 'true', title: label || null });
+  const inner = el('span', { class: 'panel-bar-fill' });
+  const f = Number.isFinite(fraction) ? Math.max(0, Math.min(1, fraction)) : 0;
+  inner.style.width = `${(f * 100).toFixed(2)}%`;
+  outer.append(inner);
+  return outer;
+}
+
+/** Clamp an index into [0, n-1]; non-numbers become 0. */
+export function clampIndex(i, n) {
+  const k = Number.isInteger(i) ? i : 0;
+  return Math.max(0, Math.min(n - 1, k));
+}
+
+/** An id for label/aria wiring that two copies of a panel on one document never share: 64 random
+ *  bits (no counter kept between calls). */
+export function uid(prefix) {
+  const [a, b] = crypto.getRandomValues(new Uint32Array(2));
+  return `${prefix}-${a.toString(36)}${b.toString(36)}`;
 }

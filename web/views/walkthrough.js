@@ -1,9 +1,23 @@
 // walkthrough.js: the stage list and the stage panel. It owns one view per stage, draws only the
-// stage being shown (others are redrawn lazily when reached) and asks it to show progress k.
-// Not the clock (player.js) and not the wiring (main.js).
+// stage being shown (others are redrawn lazily when reached), asks it to show progress k, and keeps
+// what step k computes inside the viewport. Not the clock (player.js) and not the wiring.
+//
+// The per-step contract every stage view follows (k = 0 .. units, one animation step each):
+//   units(model)   how many steps the stage's animation has (k = units: the stage drawn whole)
+//   render(model)  builds the stage; update(model) refreshes it in place (false: draw anew)
+//   show(k)        draws the state after step k
+//   narrate(k)     the sentence for exactly what show(k) drew: it names the element being computed
+//                  (its query / key / token and its value, as shown), so it changes with k
+//   active(k)      the elements step k is about, the computed one first, then its inputs: e.g. the
+//                  Q cell, then the box with row i of X meeting column c of W. The first one, when
+//                  it is a matrix cell, carries data-matrix / data-row / data-col / data-value.
+//                  They must be rendered (a box of non-zero size) after show(k).
+// The walkthrough marks them data-active="out" / "in" and, when asked (reveal), scrolls the page
+// by the least amount that puts them below the sticky player bar (#stagebar) and inside the
+// viewport. The page writes narrate(k) into #narration on every step, during play too.
 import { el } from './util.js';
 import { TokensStage } from './tokens.js';
-import { EmbedStage } from './embed.js';
+import { EmbeddingsStage } from './embeddings.js';
 import { ProjectStage } from './project.js';
 import { ScoreStage } from './score.js';
 import { ScaleStage } from './scale.js';
@@ -12,7 +26,17 @@ import { SoftmaxStage } from './softmax.js';
 import { MixStage } from './mix.js';
 import { HeadsStage } from './heads.js';
 
-const CLASSES = [TokensStage, EmbedStage, ProjectStage, ScoreStage, ScaleStage, MaskStage, SoftmaxStage, MixStage, HeadsStage];
+const CLASSES = [
+  TokensStage,
+  EmbeddingsStage,
+  ProjectStage,
+  ScoreStage,
+  ScaleStage,
+  MaskStage,
+  SoftmaxStage,
+  MixStage,
+  HeadsStage,
+];
 
 export class Walkthrough {
   /** @param {object} dom {nav, title, what, body}  @param {object} ctx {core, t, actions, stages} */
@@ -20,7 +44,7 @@ export class Walkthrough {
     this.dom = dom;
     this.ctx = ctx;
     this.stages = CLASSES.map((C) => new C(dom.body, ctx));
-    this.drawn = -1;   // which stage the body currently holds
+    this.drawn = -1; // which stage the body currently holds
     this.model = null;
     this.current = 0;
     this.buildNav();
@@ -28,26 +52,56 @@ export class Walkthrough {
 
   buildNav() {
     const { t, stages, actions } = this.ctx;
-    this.navButtons = stages.map((id, i) => el('button', {
-      class: 'stage-btn', attrs: { type: 'button', 'data-stage': id },
-      on: { click: () => actions.gotoStage(i) },
-    }, [el('span', { class: 'num', text: String(i + 1) }), el('span', { class: 'name', text: t(`stage.${id}.short`) })]));
+    this.navButtons = stages.map((id, i) =>
+      el(
+        'button',
+        {
+          class: 'stage-btn',
+          type: 'button',
+          'data-stage': id,
+          on: { click: () => actions.gotoStage(i) },
+        },
+        [
+          el('span', { class: 'num', text: String(i + 1) }),
+          el('span', { class: 'name', text: t(`stage.${id}.short`) }),
+        ],
+      ),
+    );
     this.dom.nav.replaceChildren(...this.navButtons.map((b) => el('li', {}, [b])));
   }
 
-  setTranslator(t) { this.ctx.t = t; this.buildNav(); this.drawn = -1; }
+  setTranslator(t) {
+    this.ctx.t = t;
+    this.buildNav();
+    this.drawn = -1;
+  }
 
   // A new trace (or focus/head): the shown stage refreshes in place if it can (update(model) !==
   // false), else it is drawn anew; other stages are drawn when reached.
-  setModel(model) { this.model = model; this.stale = true; }
+  setModel(model) {
+    this.model = model;
+    this.stale = true;
+  }
 
-  units(stage) { return this.model ? this.stages[stage].units(this.model) : 0; }
+  units(stage) {
+    return this.model ? this.stages[stage].units(this.model) : 0;
+  }
 
-  show(snap) {
+  /** ms that playing stays on step k of a stage (its explained steps), 0 for the rest */
+  holdOf(stage, k) {
+    const view = /** @type {any} */ (this.stages[stage]);
+    return this.model && view.holdOf ? view.holdOf(k, this.model) : 0;
+  }
+
+  /** why: the player's reason; 'refresh' (a new trace, another query) draws the same step again
+   *  without replaying its animations (view.still) */
+  show(snap, why) {
     if (!this.model) return;
     const { t, stages } = this.ctx;
     const view = this.stages[snap.stage];
-    const fresh = this.drawn === snap.stage && (!this.stale || (view.update && view.update(this.model) !== false));
+    const fresh =
+      this.drawn === snap.stage &&
+      (!this.stale || (view.update && view.update(this.model) !== false));
     this.stale = false;
     if (!fresh) {
       const id = stages[snap.stage];
@@ -57,13 +111,72 @@ export class Walkthrough {
       view.render(this.model);
       this.drawn = snap.stage;
       this.navButtons.forEach((b, i) => {
-        if (i === snap.stage) b.setAttribute('aria-current', 'step'); else b.removeAttribute('aria-current');
+        if (i === snap.stage) b.setAttribute('aria-current', 'step');
+        else b.removeAttribute('aria-current');
         b.classList.toggle('done', i < snap.stage);
       });
     }
+    const still = fresh && why === 'refresh';
+    /** @type {any} */ (view).still = still;
+    if (this.dom.body.hasAttribute('data-still') !== still)
+      this.dom.body.toggleAttribute('data-still', still);
     view.show(snap.k);
     this.current = snap.stage;
+    this.markActive(view.active ? view.active(snap.k) : []);
   }
 
-  narrate(snap) { return this.model && this.drawn === snap.stage ? this.stages[snap.stage].narrate(snap.k) : ''; }
+  // data-active on the elements of the current step (cleared from the previous step's)
+  markActive(list) {
+    for (const e of this.activeEls || []) e.removeAttribute('data-active');
+    this.activeEls = list.filter(Boolean);
+    this.activeEls.forEach((e, i) => e.setAttribute('data-active', i === 0 ? 'out' : 'in'));
+  }
+
+  /**
+   * Scrolls the window by the least amount that shows the current step's elements between the
+   * bottom of the sticky bar (`top` px) and the bottom of the viewport; when they cannot all fit,
+   * the computed element (the first) and as many inputs as fit. Scroll boxes inside the stage
+   * (a wide table's scroller) are scrolled first so the elements are inside them.
+   */
+  reveal(top) {
+    const els = this.activeEls || [];
+    if (!els.length) return;
+    for (const e of els) scrollIntoBox(e);
+    const view = window.innerHeight;
+    const rects = els.map((e) => e.getBoundingClientRect()).filter((r) => r.height > 0);
+    if (!rects.length) return;
+    let lo = rects[0].top;
+    let hi = rects[0].bottom;
+    for (const r of rects.slice(1)) {
+      const nlo = Math.min(lo, r.top);
+      const nhi = Math.max(hi, r.bottom);
+      if (nhi - nlo <= view - top) {
+        lo = nlo;
+        hi = nhi;
+      }
+    }
+    let dy = 0;
+    if (lo < top) dy = lo - top;
+    else if (hi > view) dy = Math.min(hi - view, lo - top);
+    if (Math.abs(dy) >= 1) window.scrollBy({ top: dy, behavior: 'instant' });
+  }
+
+  narrate(snap) {
+    return this.model && this.drawn === snap.stage ? this.stages[snap.stage].narrate(snap.k) : '';
+  }
+}
+
+// scrolls the nearest scrolling box around `e` (a wide table's scroller) so that `e` is inside it;
+// the window is left to reveal()
+function scrollIntoBox(e) {
+  const box = e.closest('.scroller');
+  if (!box || (box.scrollWidth <= box.clientWidth && box.scrollHeight <= box.clientHeight)) return;
+  const b = box.getBoundingClientRect();
+  const r = e.getBoundingClientRect();
+  const sticky = box.querySelector('tbody th'); // row labels stay at the left edge
+  const left = b.left + (sticky ? sticky.getBoundingClientRect().width : 0);
+  if (r.left < left) box.scrollLeft -= left - r.left;
+  else if (r.right > b.right) box.scrollLeft += r.right - b.right;
+  if (r.top < b.top) box.scrollTop -= b.top - r.top;
+  else if (r.bottom > b.bottom) box.scrollTop += r.bottom - b.bottom;
 }

@@ -4,10 +4,10 @@
 // A long sentence (more than FEW tokens) shows only the TOP books with the most weight, plus the
 // reader itself; one line says how many books are left out and how much weight they hand over.
 
-import { uid, el, num, vector, bar, clear, rowOf, colOf, at, clampIndex, fmt } from './util.js';
+import { uid, el, num, vector, bar, clear, rowOf, colOf, at, clampIndex, fmt } from '../util.js';
 
-const FEW = 12;   // up to this many tokens every book is shown
-const TOP = 8;    // above it, the books with the most weight (a learner cannot read 64 cards)
+const FEW = 12; // up to this many tokens every book is shown
+const TOP = 8; // above it, the books with the most weight (a learner cannot read 64 cards)
 
 /** The books to show for weight row `weights` (length n) and reader q, in sentence order: all of
  *  them when n <= FEW or `all`; otherwise the TOP largest weights (ties: the earlier book) and q.
@@ -22,29 +22,33 @@ export function pickBooks(weights, q, all = false) {
 }
 
 export class AnalogyPanel {
-  constructor(container, { core, t, onHighlight = () => {} }) {
+  constructor(container, { core, t, onHighlight = (_names) => {} }) {
     this.core = core;
     this.t = t;
     this.onHighlight = onHighlight;
-    const titleId = uid('pn-title');
-    this.root = el('section', { class: 'pn-panel pn-analogy', 'aria-labelledby': titleId });
-    this.title = el('h2', { id: titleId, class: 'pn-title' });
-    this.intro = el('p', { class: 'pn-intro' });
-    this.body = el('div', { class: 'pn-analogy-body' });
+    const titleId = uid('panel-title');
+    this.root = el('section', { class: 'panel-card panel-analogy', 'aria-labelledby': titleId });
+    this.title = el('h2', { id: titleId, class: 'panel-title' });
+    this.intro = el('p', { class: 'panel-intro' });
+    this.body = el('div', { class: 'panel-analogy-body' });
     this.root.append(this.title, this.intro, this.body);
     container.append(this.root);
     // long sentences: the learner's choice (a few books or all of them) survives every update
     this.showAll = false;
     this.last = null;
-    this.listId = uid('pn-books');
-    this.toggle = el('button', { type: 'button', class: 'pn-button pn-books-toggle', 'aria-controls': this.listId,
-      on: { click: () => this.toggleAll() } });
+    this.listId = uid('panel-books');
+    this.toggle = el('button', {
+      type: 'button',
+      class: 'panel-button panel-books-toggle',
+      'aria-controls': this.listId,
+      on: { click: () => this.toggleAll() },
+    });
   }
 
   toggleAll() {
     this.showAll = !this.showAll;
     if (this.last) this.update(this.last);
-    this.toggle.focus();   // the button was rebuilt around; keep the keyboard where it was
+    this.toggle.focus(); // the button was rebuilt around; keep the keyboard where it was
   }
 
   /** Hover or focus on a part of the story highlights the matching matrices on the page. */
@@ -62,16 +66,30 @@ export class AnalogyPanel {
    *  and the button that shows all of them (or only the few again). */
   shelfSummary({ weights, shown, hidden, q, n, masked, word }) {
     const t = this.t;
-    this.toggle.textContent = t(hidden ? 'panel.analogy.books.showAll' : 'panel.analogy.books.showTop', { n, top: TOP });
+    this.toggle.textContent = t(
+      hidden ? 'panel.analogy.books.showAll' : 'panel.analogy.books.showTop',
+      { n, top: TOP },
+    );
     this.toggle.setAttribute('aria-expanded', String(!hidden));
-    const box = el('div', { class: 'pn-shelf' });
+    const box = el('div', { class: 'panel-shelf' });
     if (!hidden) {
-      box.append(el('p', { class: 'pn-shelf-line', text: t('panel.analogy.books.allShown', { n }) }), this.toggle);
+      box.append(
+        el('p', { class: 'panel-shelf-line', text: t('panel.analogy.books.allShown', { n }) }),
+        this.toggle,
+      );
       return box;
     }
-    const readerAdded = shown.length > TOP;   // the reader was not among the TOP and was added
-    box.append(el('p', { class: 'pn-shelf-line', text: t(readerAdded ? 'panel.analogy.books.topPlusReader' : 'panel.analogy.books.top',
-      { top: TOP, n, token: word(q) }) }));
+    const readerAdded = shown.length > TOP; // the reader was not among the TOP and was added
+    box.append(
+      el('p', {
+        class: 'panel-shelf-line',
+        text: t(readerAdded ? 'panel.analogy.books.topPlusReader' : 'panel.analogy.books.top', {
+          top: TOP,
+          n,
+          token: word(q),
+        }),
+      }),
+    );
     // The weight the hidden books hand over together, summed by the core: the dot product of the
     // weight row with a 0/1 row that marks the hidden books (dotSteps(weights, hiddenMarks).dot).
     const marks = new Float32Array(n).fill(1);
@@ -79,14 +97,27 @@ export class AnalogyPanel {
     const rest = this.core.dotSteps(weights, marks).dot;
     let maskedCount = 0;
     for (let j = 0; j < n; j++) if (marks[j] === 1 && masked(j)) maskedCount += 1;
-    const restNum = num(rest, 'weightsHidden', q, 'others', 3, 'span', 'pn-strong');
+    const restNum = num(rest, 'weightsHidden', q, 'others', 3, 'span', 'panel-strong');
     restNum.dataset.cols = [...marks.keys()].filter((j) => marks[j] === 1).join(' ');
-    box.append(el('p', { class: 'pn-shelf-line pn-others' }, [
-      el('span', { text: t('panel.analogy.books.others', { count: hidden }) }), ' ',
-      bar(rest), restNum,
-      el('span', { class: 'pn-aside', text: t('panel.common.percent', { p: fmt(rest * 100, 1) }) }),
-      maskedCount ? el('span', { class: 'pn-aside', text: t('panel.analogy.books.othersMasked', { count: maskedCount }) }) : null,
-    ]), this.toggle);
+    box.append(
+      el('p', { class: 'panel-shelf-line panel-others' }, [
+        el('span', { text: t('panel.analogy.books.others', { count: hidden }) }),
+        ' ',
+        bar(rest),
+        restNum,
+        el('span', {
+          class: 'panel-aside',
+          text: t('panel.common.percent', { p: fmt(rest * 100, 1) }),
+        }),
+        maskedCount
+          ? el('span', {
+              class: 'panel-aside',
+              text: t('panel.analogy.books.othersMasked', { count: maskedCount }),
+            })
+          : null,
+      ]),
+      this.toggle,
+    );
     return box;
   }
 
@@ -95,25 +126,29 @@ export class AnalogyPanel {
     const t = this.t;
     this.title.textContent = t('panel.analogy.title');
     clear(this.body);
-    if (!result || !result.trace || !result.trace.head || result.trace.head.length === 0) {
+    if (!result || !result.heads || result.heads.length === 0) {
       this.intro.textContent = t('panel.analogy.empty');
       return;
     }
-    const tr = result.trace;
+    const tr = result;
     const tokens = result.tokens;
-    const n = tr.n;
-    const h = clampIndex(state.head, tr.head.length);
+    const n = tr.config.n;
+    const h = clampIndex(state.head, tr.heads.length);
     const q = clampIndex(state.q, n);
-    const head = tr.head[h];
-    const word = (j) => (tokens[j] ? tokens[j].text : String(j + 1));
-    this.intro.textContent = t('panel.analogy.intro', { token: word(q), head: h + 1, heads: tr.heads });
+    const head = tr.heads[h];
+    const word = (j) => tokens[j] ?? String(j + 1);
+    this.intro.textContent = t('panel.analogy.intro', {
+      token: word(q),
+      head: h + 1,
+      heads: tr.config.heads,
+    });
 
     // 1. the reader's query
-    const query = el('div', { class: 'pn-block pn-query', tabindex: '0' }, [
-      el('h3', { class: 'pn-sub', text: t('panel.analogy.query.title', { token: word(q) }) }),
-      el('p', { class: 'pn-explain', text: t('panel.analogy.query.explain') }),
-      el('p', { class: 'pn-line' }, [
-        el('span', { class: 'pn-sym', text: t('panel.analogy.query.label', { i: q + 1 }) }),
+    const query = el('div', { class: 'panel-block panel-query', tabindex: '0' }, [
+      el('h3', { class: 'panel-sub', text: t('panel.analogy.query.title', { token: word(q) }) }),
+      el('p', { class: 'panel-explain', text: t('panel.analogy.query.explain') }),
+      el('p', { class: 'panel-line' }, [
+        el('span', { class: 'panel-sym', text: t('panel.analogy.query.label', { i: q + 1 }) }),
         vector(rowOf(head.Q, q), 'Q', q, t),
       ]),
     ]);
@@ -129,63 +164,124 @@ export class AnalogyPanel {
     // gives products[j] = weight_j x V[j][c] (what book j hands over) and their sum.
     const dk = head.V.cols;
     const handed = [];
-    for (let c = 0; c < dk; c++) handed.push(this.core.dotSteps(weights, colOf(head.V, c)).products);
+    for (let c = 0; c < dk; c++)
+      handed.push(this.core.dotSteps(weights, colOf(head.V, c)).products);
 
-    const list = el('ol', { id: this.listId, class: 'pn-books',
-      'aria-label': t(hidden ? 'panel.analogy.books.labelTop' : 'panel.analogy.books.label', { n: shown.length, total: n }) });
+    const list = el('ol', {
+      id: this.listId,
+      class: 'panel-books',
+      'aria-label': t(hidden ? 'panel.analogy.books.labelTop' : 'panel.analogy.books.label', {
+        n: shown.length,
+        total: n,
+      }),
+    });
     for (const j of shown) {
       const masked = at(head.masked, q, j) === -Infinity;
       const give = new Float32Array(dk);
       for (let c = 0; c < dk; c++) give[c] = handed[c][j];
       const w = weights[j];
-      const card = el('li', {
-        class: `pn-book${j === best ? ' pn-best' : ''}${masked ? ' pn-masked' : ''}${j === q ? ' pn-self' : ''}`,
-      }, [
-        el('h4', { class: 'pn-book-title' }, [
-          el('span', { class: 'pn-book-token', text: t('panel.analogy.book.title', { j: j + 1, token: word(j) }) }),
-          j === q ? el('span', { class: 'pn-tag', text: t('panel.analogy.book.self') }) : null,
-          j === best ? el('span', { class: 'pn-tag pn-tag-best', text: t('panel.analogy.book.best') }) : null,
-        ]),
-        el('dl', { class: 'pn-facts' }, [
-          el('dt', { text: t('panel.analogy.key.label', { j: j + 1 }) }),
-          el('dd', {}, [vector(rowOf(head.K, j), 'K', j, t)]),
-          el('dt', { text: t('panel.analogy.match.label') }),
-          el('dd', {}, [
-            num(at(head.scores, q, j), 'scores', q, j, 3, 'span', 'pn-strong'),
-            tr.scale
-              ? el('span', { class: 'pn-aside' }, [t('panel.analogy.scaled', { dk: tr.dK }), ' ', num(at(head.scaled, q, j), 'scaled', q, j)])
+      const card = el(
+        'li',
+        {
+          class: `panel-book${j === best ? ' panel-best' : ''}${masked ? ' panel-masked' : ''}${j === q ? ' panel-self' : ''}`,
+        },
+        [
+          el('h4', { class: 'panel-book-title' }, [
+            el('span', {
+              class: 'panel-book-token',
+              text: t('panel.analogy.book.title', { j: j + 1, token: word(j) }),
+            }),
+            j === q ? el('span', { class: 'panel-tag', text: t('panel.analogy.book.self') }) : null,
+            j === best
+              ? el('span', {
+                  class: 'panel-tag panel-tag-best',
+                  text: t('panel.analogy.book.best'),
+                })
               : null,
           ]),
-          el('dt', { text: t('panel.analogy.weight.label') }),
-          el('dd', { class: 'pn-weight' }, masked
-            ? [num(w, 'weights', q, j, 3), ' ', el('span', { class: 'pn-aside', text: t('panel.analogy.masked') })]
-            : [bar(w), num(w, 'weights', q, j, 3, 'span', 'pn-strong'),
-              el('span', { class: 'pn-aside', text: t('panel.common.percent', { p: fmt(w * 100, 1) }) })]),
-          el('dt', { text: t('panel.analogy.value.label', { j: j + 1 }) }),
-          el('dd', {}, [vector(rowOf(head.V, j), 'V', j, t)]),
-          el('dt', { text: t('panel.analogy.give.label') }),
-          el('dd', {}, [vector(give, 'weightedV', j, t)]),
-        ]),
-      ]);
+          el('dl', { class: 'panel-facts' }, [
+            el('dt', { text: t('panel.analogy.key.label', { j: j + 1 }) }),
+            el('dd', {}, [vector(rowOf(head.K, j), 'K', j, t)]),
+            el('dt', { text: t('panel.analogy.match.label') }),
+            el('dd', {}, [
+              num(at(head.scores, q, j), 'scores', q, j, 3, 'span', 'panel-strong'),
+              tr.config.scale
+                ? el('span', { class: 'panel-aside' }, [
+                    t('panel.analogy.scaled', { dk: tr.config.d_k }),
+                    ' ',
+                    num(at(head.scaled, q, j), 'scaled', q, j),
+                  ])
+                : null,
+            ]),
+            el('dt', { text: t('panel.analogy.weight.label') }),
+            el(
+              'dd',
+              { class: 'panel-weight' },
+              masked
+                ? [
+                    num(w, 'weights', q, j, 3),
+                    ' ',
+                    el('span', { class: 'panel-aside', text: t('panel.analogy.masked') }),
+                  ]
+                : [
+                    bar(w),
+                    num(w, 'weights', q, j, 3, 'span', 'panel-strong'),
+                    el('span', {
+                      class: 'panel-aside',
+                      text: t('panel.common.percent', { p: fmt(w * 100, 1) }),
+                    }),
+                  ],
+            ),
+            el('dt', { text: t('panel.analogy.value.label', { j: j + 1 }) }),
+            el('dd', {}, [vector(rowOf(head.V, j), 'V', j, t)]),
+            el('dt', { text: t('panel.analogy.give.label') }),
+            el('dd', {}, [vector(give, 'weightedV', j, t)]),
+          ]),
+        ],
+      );
       this.linkHighlight(card, ['K', 'V', 'weights']);
       list.append(card);
     }
 
     // 3. what the reader takes home: the output row, the sum of what every book handed over
-    const home = el('div', { class: 'pn-block pn-home', tabindex: '0' }, [
-      el('h3', { class: 'pn-sub', text: t('panel.analogy.home.title', { token: word(q) }) }),
-      el('p', { class: 'pn-explain', text: t(hidden ? 'panel.analogy.home.explainHidden' : 'panel.analogy.home.explain', { n: hidden }) }),
-      el('p', { class: 'pn-line' }, [
-        el('span', { class: 'pn-sym', text: t('panel.analogy.home.label', { i: q + 1 }) }),
+    const home = el('div', { class: 'panel-block panel-home', tabindex: '0' }, [
+      el('h3', { class: 'panel-sub', text: t('panel.analogy.home.title', { token: word(q) }) }),
+      el('p', {
+        class: 'panel-explain',
+        text: t(hidden ? 'panel.analogy.home.explainHidden' : 'panel.analogy.home.explain', {
+          n: hidden,
+        }),
+      }),
+      el('p', { class: 'panel-line' }, [
+        el('span', { class: 'panel-sym', text: t('panel.analogy.home.label', { i: q + 1 }) }),
         vector(rowOf(head.output, q), 'head_output', q, t),
       ]),
     ]);
     this.linkHighlight(home, ['weights', 'V', 'head_output']);
 
-    const books = el('div', { class: 'pn-block' }, [
-      el('h3', { class: 'pn-sub', text: t(hidden ? 'panel.analogy.books.titleTop' : 'panel.analogy.books.title') }),
-      el('p', { class: 'pn-explain', text: t(tr.scale ? 'panel.analogy.books.explain' : 'panel.analogy.books.explainNoScale', { dk: tr.dK }) }),
-      n > FEW ? this.shelfSummary({ weights, shown, hidden, q, n, masked: (j) => at(head.masked, q, j) === -Infinity, word }) : null,
+    const books = el('div', { class: 'panel-block' }, [
+      el('h3', {
+        class: 'panel-sub',
+        text: t(hidden ? 'panel.analogy.books.titleTop' : 'panel.analogy.books.title'),
+      }),
+      el('p', {
+        class: 'panel-explain',
+        text: t(
+          tr.config.scale ? 'panel.analogy.books.explain' : 'panel.analogy.books.explainNoScale',
+          { dk: tr.config.d_k },
+        ),
+      }),
+      n > FEW
+        ? this.shelfSummary({
+            weights,
+            shown,
+            hidden,
+            q,
+            n,
+            masked: (j) => at(head.masked, q, j) === -Infinity,
+            word,
+          })
+        : null,
       list,
     ]);
     this.body.append(query, books, home);

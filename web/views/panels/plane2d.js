@@ -3,13 +3,13 @@
 // shown (products, q·k, lengths, cos θ, angle, ÷√2, weights) comes from core.dotSteps and
 // core.softmaxSteps; this file only positions arrows and rounds coordinates for readability.
 
-import { uid, el, svg, num, bar, clear, fmt, fmtFactor } from './util.js';
+import { uid, el, svg, num, bar, clear, fmt, fmtFactor } from '../util.js';
 
-const SIZE = 340;          // viewBox width and height
-const ORIGIN = SIZE / 2;   // the plane's (0, 0) in viewBox units
-const UNIT = 64;           // viewBox units per 1.0
-const LIMIT = 2.5;         // coordinates stay within [-LIMIT, LIMIT]
-const HEAD = 11;           // arrowhead length in viewBox units
+const SIZE = 340; // viewBox width and height
+const ORIGIN = SIZE / 2; // the plane's (0, 0) in viewBox units
+const UNIT = 64; // viewBox units per 1.0
+const LIMIT = 2.5; // coordinates stay within [-LIMIT, LIMIT]
+const HEAD = 11; // arrowhead length in viewBox units
 
 // the seed's interest vectors as keys; the query likes programming a lot and music a little
 // (its tip sits clear of the keys' tips, so no two handles overlap at the start)
@@ -25,7 +25,7 @@ const clampCoord = (v) => Math.max(-LIMIT, Math.min(LIMIT, v));
 const toView = (x, y) => [ORIGIN + x * UNIT, ORIGIN - y * UNIT];
 
 export class Plane2DPanel {
-  constructor(container, { core, t, onHighlight = () => {} }) {
+  constructor(container, { core, t, onHighlight = (_names) => {} }) {
     this.core = core;
     this.t = t;
     this.onHighlight = onHighlight;
@@ -34,22 +34,45 @@ export class Plane2DPanel {
     this.dragging = null;
     this.lastSteps = null;
 
-    const titleId = uid('pn-title');
-    const scaleId = uid('pn-scale');
-    this.root = el('section', { class: 'pn-panel pn-plane', 'aria-labelledby': titleId });
-    this.title = el('h2', { id: titleId, class: 'pn-title' });
-    this.intro = el('p', { class: 'pn-intro' });
-    this.help = el('p', { class: 'pn-hint' });
-    this.scaleBox = el('input', { id: scaleId, type: 'checkbox', class: 'pn-check', checked: true, on: { change: () => { this.scale = this.scaleBox.checked; this.render(); } } });
-    this.scaleLabel = el('label', { for: scaleId, class: 'pn-check-label' });
-    this.resetButton = el('button', { type: 'button', class: 'pn-button', on: { click: () => this.reset() } });
-    this.live = el('p', { class: 'pn-visually-hidden', 'aria-live': 'polite' });
+    const titleId = uid('panel-title');
+    const scaleId = uid('panel-scale');
+    this.root = el('section', { class: 'panel-card panel-plane', 'aria-labelledby': titleId });
+    this.title = el('h2', { id: titleId, class: 'panel-title' });
+    this.intro = el('p', { class: 'panel-intro' });
+    this.help = el('p', { class: 'panel-hint' });
+    this.scaleBox = el('input', {
+      id: scaleId,
+      type: 'checkbox',
+      class: 'panel-check',
+      checked: true,
+      on: {
+        change: () => {
+          this.scale = this.scaleBox.checked;
+          this.render();
+        },
+      },
+    });
+    this.scaleLabel = el('label', { for: scaleId, class: 'panel-check-label' });
+    this.resetButton = el('button', {
+      type: 'button',
+      class: 'panel-button',
+      on: { click: () => this.reset() },
+    });
+    this.live = el('p', { class: 'panel-visually-hidden', 'aria-live': 'polite' });
     this.plane = this.buildPlane();
-    this.readout = el('div', { class: 'pn-plane-readout' });
+    this.readout = el('div', { class: 'panel-plane-readout' });
     this.root.append(
-      this.title, this.intro, this.help,
-      el('div', { class: 'pn-controls' }, [el('span', { class: 'pn-check-wrap' }, [this.scaleBox, this.scaleLabel]), this.resetButton]),
-      el('div', { class: 'pn-plane-layout' }, [el('div', { class: 'pn-plane-figure' }, [this.plane]), this.readout]),
+      this.title,
+      this.intro,
+      this.help,
+      el('div', { class: 'panel-controls' }, [
+        el('span', { class: 'panel-check-wrap' }, [this.scaleBox, this.scaleLabel]),
+        this.resetButton,
+      ]),
+      el('div', { class: 'panel-plane-layout' }, [
+        el('div', { class: 'panel-plane-figure' }, [this.plane]),
+        this.readout,
+      ]),
       this.live,
     );
     container.append(this.root);
@@ -57,34 +80,71 @@ export class Plane2DPanel {
   }
 
   buildPlane() {
-    const grid = svg('g', { class: 'pn-grid', 'aria-hidden': 'true' });
+    const grid = svg('g', { class: 'panel-grid', 'aria-hidden': 'true' });
     for (let k = -5; k <= 5; k++) {
       const p = ORIGIN + (k * UNIT) / 2;
-      const cls = k === 0 ? 'pn-axis' : k % 2 === 0 ? 'pn-gridline pn-gridline-major' : 'pn-gridline';
+      const cls =
+        k === 0
+          ? 'panel-axis'
+          : k % 2 === 0
+            ? 'panel-gridline panel-gridline-major'
+            : 'panel-gridline';
       grid.append(svg('line', { x1: p, y1: 4, x2: p, y2: SIZE - 4, class: cls }));
       grid.append(svg('line', { x1: 4, y1: p, x2: SIZE - 4, y2: p, class: cls }));
     }
+    // tick labels sit outside a handle's ring (radius 19) even when a key starts on a tick, as the
+    // seed's (1, 0) and (0, 1) do
     for (const k of [-2, -1, 1, 2]) {
-      grid.append(svg('text', { x: ORIGIN + k * UNIT, y: ORIGIN + 16, class: 'pn-tick', 'text-anchor': 'middle' }, [fmt(k, 0)]));
-      grid.append(svg('text', { x: ORIGIN - 8, y: ORIGIN - k * UNIT + 4, class: 'pn-tick', 'text-anchor': 'end' }, [fmt(k, 0)]));
+      grid.append(
+        svg(
+          'text',
+          { x: ORIGIN + k * UNIT, y: ORIGIN + 33, class: 'panel-tick', 'text-anchor': 'middle' },
+          [fmt(k, 0)],
+        ),
+      );
+      grid.append(
+        svg(
+          'text',
+          { x: ORIGIN - 23, y: ORIGIN - k * UNIT + 4, class: 'panel-tick', 'text-anchor': 'end' },
+          [fmt(k, 0)],
+        ),
+      );
     }
-    this.axisX = svg('text', { x: SIZE - 6, y: ORIGIN + 34, class: 'pn-axis-label', 'text-anchor': 'end' });
-    this.axisY = svg('text', { x: ORIGIN + 8, y: 16, class: 'pn-axis-label' });
+    this.axisX = svg('text', {
+      x: SIZE - 6,
+      y: ORIGIN + 52,
+      class: 'panel-axis-label',
+      'text-anchor': 'end',
+    });
+    this.axisY = svg('text', { x: ORIGIN + 8, y: 16, class: 'panel-axis-label' });
     grid.append(this.axisX, this.axisY);
 
-    this.svgEl = svg('svg', { viewBox: `0 0 ${SIZE} ${SIZE}`, class: 'pn-plane-svg', role: 'group' }, [grid]);
+    this.svgEl = svg(
+      'svg',
+      { viewBox: `0 0 ${SIZE} ${SIZE}`, class: 'panel-plane-svg', role: 'group' },
+      [grid],
+    );
     this.arrows = new Map();
     // keys first so the query is drawn (and hit-tested) on top
     for (const v of [...this.vecs.slice(1), this.vecs[0]]) {
-      const line = svg('line', { class: 'pn-shaft' });
-      const headPoly = svg('polygon', { class: 'pn-head' });
-      const label = svg('text', { class: 'pn-arrow-label' });
-      const handle = svg('g', { class: 'pn-handle', tabindex: '0', role: 'button', 'data-vec': v.id }, [
-        svg('circle', { r: 19, class: 'pn-ring' }),
-        svg('circle', { r: 14, class: 'pn-hit' }),
-        svg('circle', { r: 6, class: 'pn-dot' }),
+      const line = svg('line', { class: 'panel-shaft' });
+      const headPoly = svg('polygon', { class: 'panel-head' });
+      const label = svg('text', { class: 'panel-arrow-label' });
+      const handle = svg(
+        'g',
+        { class: 'panel-handle', tabindex: '0', role: 'button', 'data-vec': v.id },
+        [
+          svg('circle', { r: 19, class: 'panel-ring' }),
+          svg('circle', { r: 14, class: 'panel-hit' }),
+          svg('circle', { r: 6, class: 'panel-dot' }),
+        ],
+      );
+      const g = svg('g', { class: `panel-arrow panel-${v.kind} panel-${v.id}` }, [
+        line,
+        headPoly,
+        label,
+        handle,
       ]);
-      const g = svg('g', { class: `pn-arrow pn-${v.kind} pn-${v.id}` }, [line, headPoly, label, handle]);
       this.svgEl.append(g);
       this.arrows.set(v.id, { g, line, headPoly, label, handle });
       handle.addEventListener('pointerdown', (e) => this.startDrag(e, v.id));
@@ -98,7 +158,9 @@ export class Plane2DPanel {
     return this.svgEl;
   }
 
-  vec(id) { return this.vecs.find((v) => v.id === id); }
+  vec(id) {
+    return this.vecs.find((v) => v.id === id);
+  }
 
   setVec(id, x, y) {
     const v = this.vec(id);
@@ -128,7 +190,7 @@ export class Plane2DPanel {
     const h = this.arrows.get(id).handle;
     if (h.setPointerCapture) h.setPointerCapture(e.pointerId);
     h.focus({ preventScroll: true });
-    this.arrows.get(id).g.classList.add('pn-dragging');
+    this.arrows.get(id).g.classList.add('panel-dragging');
   }
 
   moveDrag(e, id) {
@@ -141,13 +203,18 @@ export class Plane2DPanel {
   endDrag(e, id) {
     if (this.dragging !== id) return;
     this.dragging = null;
-    this.arrows.get(id).g.classList.remove('pn-dragging');
+    this.arrows.get(id).g.classList.remove('panel-dragging');
     this.announce();
   }
 
   onKey(e, id) {
     const step = e.shiftKey ? 0.01 : 0.1;
-    const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];
+    const d = {
+      ArrowLeft: [-step, 0],
+      ArrowRight: [step, 0],
+      ArrowUp: [0, step],
+      ArrowDown: [0, -step],
+    }[e.key];
     if (!d) return;
     e.preventDefault();
     const v = this.vec(id);
@@ -164,10 +231,15 @@ export class Plane2DPanel {
     const q = this.vecs[0];
     const parts = [this.t('panel.plane.live.q', { x: fmt(q.x, 2), y: fmt(q.y, 2) })];
     this.vecs.slice(1).forEach((k, i) => {
-      parts.push(this.t('panel.plane.live.key', {
-        name: this.name(k), x: fmt(k.x, 2), y: fmt(k.y, 2),
-        dot: fmt(this.lastSteps.dots[i].dot, 2), w: fmt(this.lastSteps.softmax.weights[i], 2),
-      }));
+      parts.push(
+        this.t('panel.plane.live.key', {
+          name: this.name(k),
+          x: fmt(k.x, 2),
+          y: fmt(k.y, 2),
+          dot: fmt(this.lastSteps.dots[i].dot, 2),
+          w: fmt(this.lastSteps.softmax.weights[i], 2),
+        }),
+      );
     });
     this.live.textContent = parts.join(' ');
   }
@@ -185,9 +257,10 @@ export class Plane2DPanel {
     a.line.setAttribute('y2', ORIGIN + uy * base);
     const bx = ORIGIN + ux * base;
     const by = ORIGIN + uy * base;
-    a.headPoly.setAttribute('points', len > 1
-      ? `${tx},${ty} ${bx - uy * 6},${by + ux * 6} ${bx + uy * 6},${by - ux * 6}`
-      : '');
+    a.headPoly.setAttribute(
+      'points',
+      len > 1 ? `${tx},${ty} ${bx - uy * 6},${by + ux * 6} ${bx + uy * 6},${by - ux * 6}` : '',
+    );
     a.handle.setAttribute('transform', `translate(${tx} ${ty})`);
     // label beyond the tip, kept inside the plane
     const lx = Math.max(14, Math.min(SIZE - 14, tx + ux * 24));
@@ -196,11 +269,14 @@ export class Plane2DPanel {
     a.label.setAttribute('y', ly);
     a.label.setAttribute('text-anchor', ux > 0.3 ? 'start' : ux < -0.3 ? 'end' : 'middle');
     a.label.textContent = v.id; // q, k1, k2, k3: the cards beside the plane name them
-    a.handle.setAttribute('aria-label', this.t('panel.plane.handle.aria', { name: this.name(v), x: fmt(v.x, 2), y: fmt(v.y, 2) }));
+    a.handle.setAttribute(
+      'aria-label',
+      this.t('panel.plane.handle.aria', { name: this.name(v), x: fmt(v.x, 2), y: fmt(v.y, 2) }),
+    );
   }
 
-  update({ state } = {}) {
-    void state; // the plane is its own small world; it does not follow the sentence
+  // the plane is its own small world: it does not follow the sentence (the model is not read)
+  update(_model) {
     this.render();
   }
 
@@ -219,7 +295,7 @@ export class Plane2DPanel {
     const keys = this.vecs.slice(1);
     const qv = [q.x, q.y];
     const dots = keys.map((k) => this.core.dotSteps(qv, [k.x, k.y]));
-    const root2 = this.core.dotSteps([1, 1], [1, 1]).normQ; // √d_k for d_k = 2, from the core
+    const root2 = this.core.dotSteps([1, 1], [1, 1]).norm_q; // √d_k for d_k = 2, from the core
     const scores = dots.map((d) => (this.scale ? d.scaled : d.dot));
     const softmax = this.core.softmaxSteps(scores, 1);
     this.lastSteps = { dots, softmax };
@@ -227,47 +303,92 @@ export class Plane2DPanel {
     for (const v of this.vecs) this.drawArrow(v);
 
     clear(this.readout);
-    this.readout.append(el('p', { class: 'pn-line pn-qline' }, [
-      el('span', { class: 'pn-sym pn-query-text', text: t('panel.plane.q.label') }), ' (',
-      num(q.x, 'q', 0, 0, 2), ', ', num(q.y, 'q', 0, 1, 2), ')',
-    ]));
-    const list = el('ul', { class: 'pn-key-cards' });
+    this.readout.append(
+      el('p', { class: 'panel-line panel-qline' }, [
+        el('span', { class: 'panel-sym panel-query-text', text: t('panel.plane.q.label') }),
+        ' (',
+        num(q.x, 'q', 0, 0, 2),
+        ', ',
+        num(q.y, 'q', 0, 1, 2),
+        ')',
+      ]),
+    );
+    const list = el('ul', { class: 'panel-key-cards' });
     keys.forEach((k, i) => {
       const d = dots[i];
       const w = softmax.weights[i];
-      list.append(el('li', { class: `pn-key-card pn-${k.id}`, 'data-key': k.id }, [
-        el('h3', { class: 'pn-key-title' }, [
-          el('span', { class: 'pn-swatch', 'aria-hidden': 'true' }),
-          t('panel.plane.key.title', { name: this.name(k) }), ' (',
-          num(k.x, 'k', i, 0, 2), ', ', num(k.y, 'k', i, 1, 2), ')',
+      list.append(
+        el('li', { class: `panel-key-card panel-${k.id}`, 'data-key': k.id }, [
+          el('h3', { class: 'panel-key-title' }, [
+            el('span', { class: 'panel-swatch', 'aria-hidden': 'true' }),
+            t('panel.plane.key.title', { name: this.name(k) }),
+            ' (',
+            num(k.x, 'k', i, 0, 2),
+            ', ',
+            num(k.y, 'k', i, 1, 2),
+            ')',
+          ]),
+          el('p', { class: 'panel-calc' }, [
+            el('span', { class: 'panel-sym', text: 'q·k = ' }),
+            `${fmtFactor(q.x)}×${fmtFactor(k.x)} + ${fmtFactor(q.y)}×${fmtFactor(k.y)} = `,
+            num(d.products[0], 'products', i, 0, 2),
+            ' + ',
+            num(d.products[1], 'products', i, 1, 2),
+            ' = ',
+            num(d.dot, 'dot', i, 0, 2, 'span', 'panel-strong'),
+          ]),
+          el('p', { class: 'panel-calc' }, [
+            el('span', { class: 'panel-nowrap' }, [
+              '|q|\u00a0=\u00a0',
+              num(d.norm_q, 'norm_q', i, 0, 2),
+              ',',
+            ]),
+            ' ',
+            el('span', { class: 'panel-nowrap' }, [
+              '|k|\u00a0=\u00a0',
+              num(d.norm_k, 'norm_k', i, 0, 2),
+              ',',
+            ]),
+            ' ',
+            el('span', { class: 'panel-nowrap' }, [
+              'cos\u00a0θ\u00a0=\u00a0',
+              num(d.cosine, 'cosine', i, 0, 2),
+              ',',
+            ]),
+            ' ',
+            el('span', { class: 'panel-nowrap' }, [
+              'θ\u00a0=\u00a0',
+              num(d.angle_degrees, 'angle', i, 0, 1),
+              '°',
+            ]),
+          ]),
+          el('p', { class: 'panel-calc' + (this.scale ? '' : ' panel-off') }, [
+            t('panel.plane.scaled'),
+            ' ',
+            num(d.scaled, 'scaled', i, 0, 2),
+            this.scale
+              ? null
+              : el('span', { class: 'panel-aside', text: t('panel.plane.scaledUnused') }),
+          ]),
+          el('p', { class: 'panel-calc panel-weight' }, [
+            t('panel.plane.weight'),
+            ' ',
+            bar(w),
+            num(w, 'weights', 0, i, 2, 'span', 'panel-strong'),
+          ]),
         ]),
-        el('p', { class: 'pn-calc' }, [
-          el('span', { class: 'pn-sym', text: 'q·k = ' }),
-          `${fmtFactor(q.x)}×${fmtFactor(k.x)} + ${fmtFactor(q.y)}×${fmtFactor(k.y)} = `,
-          num(d.products[0], 'products', i, 0, 2), ' + ', num(d.products[1], 'products', i, 1, 2), ' = ',
-          num(d.dot, 'dot', i, 0, 2, 'span', 'pn-strong'),
-        ]),
-        el('p', { class: 'pn-calc' }, [
-          el('span', { class: 'pn-nowrap' }, ['|q|\u00a0=\u00a0', num(d.normQ, 'normQ', i, 0, 2), ',']), ' ',
-          el('span', { class: 'pn-nowrap' }, ['|k|\u00a0=\u00a0', num(d.normK, 'normK', i, 0, 2), ',']), ' ',
-          el('span', { class: 'pn-nowrap' }, ['cos\u00a0θ\u00a0=\u00a0', num(d.cosine, 'cosine', i, 0, 2), ',']), ' ',
-          el('span', { class: 'pn-nowrap' }, ['θ\u00a0=\u00a0', num(d.angleDegrees, 'angle', i, 0, 1), '°']),
-        ]),
-        el('p', { class: 'pn-calc' + (this.scale ? '' : ' pn-off') }, [
-          t('panel.plane.scaled'), ' ', num(d.scaled, 'scaled', i, 0, 2),
-          this.scale ? null : el('span', { class: 'pn-aside', text: t('panel.plane.scaledUnused') }),
-        ]),
-        el('p', { class: 'pn-calc pn-weight' }, [
-          t('panel.plane.weight'), ' ', bar(w), num(w, 'weights', 0, i, 2, 'span', 'pn-strong'),
-        ]),
-      ]));
+      );
     });
-    this.readout.append(list, el('p', { class: 'pn-explain' }, [
-      t(this.scale ? 'panel.plane.softmax.scaled' : 'panel.plane.softmax.raw'),
-    ]));
+    this.readout.append(
+      list,
+      el('p', { class: 'panel-explain' }, [
+        t(this.scale ? 'panel.plane.softmax.scaled' : 'panel.plane.softmax.raw'),
+      ]),
+    );
   }
 
   handleRoleDescription() {
-    for (const a of this.arrows.values()) a.handle.setAttribute('aria-roledescription', this.t('panel.plane.handle.role'));
+    for (const a of this.arrows.values())
+      a.handle.setAttribute('aria-roledescription', this.t('panel.plane.handle.role'));
   }
 }

@@ -1,0 +1,45 @@
+// corpus.hpp: the training corpus (src/data/corpus/*.tsv, written by scripts/gen_lexicon): its
+// lines, their targets, and the vocabulary rows the trainer reads. Not the generator (Python) and
+// not training.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lexicon.hpp"
+#include "vocabulary.hpp"
+
+namespace ap {
+
+struct CorpusTarget {
+  enum class Kind { Pronoun, Verb };
+  Kind kind;
+  int from;  // the query token (pronoun or verb)
+  int to;    // the token whose word it must name
+};
+
+// One line of src/data/corpus/*.tsv (format: see scripts/gen_lexicon.py).
+struct CorpusLine {
+  int line_number = 0;
+  std::string lang, template_id, text;
+  std::vector<std::string> tokens;
+  std::vector<CorpusTarget> targets;
+};
+
+// Throws ap::Error("bad_corpus") naming the line of the first malformed entry.
+std::vector<CorpusLine> parse_corpus(std::string_view tsv);
+
+// A corpus sentence ready for the model.
+struct Example {
+  std::vector<int> ids;           // n vocabulary rows
+  std::vector<bool> punctuation;  // n: token may be swapped for <sym> while training
+  std::vector<CorpusTarget> targets;
+};
+
+// Tokenizes every line's text with lex, checks the tokens are exactly the corpus's (else
+// ap::Error("corpus_mismatch"): regenerate with scripts/gen_lexicon) and that the vocabulary knows
+// them (else "corpus_unknown_word").
+std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, const Vocabulary& vocab,
+                                      const Lexicon& lex);
+
+}  // namespace ap

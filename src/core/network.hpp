@@ -1,0 +1,103 @@
+// network.hpp: the trained model's stack of layers: pre-LayerNorm transformer blocks (multi-head
+// attention and a small feed-forward block, each added to the residual stream) and a final
+// LayerNorm, with a forward pass that keeps every intermediate and its exact reverse. Not the
+// attention maths itself (attention.hpp / backward.hpp, which every layer calls), not the file
+// format (model_file.hpp) and not the training loop (trainer.hpp).
+//
+// Shapes: n tokens, d_model, h heads, d_k per head, d_ff feed-forward width, L layers.
+//
+// Layer l reads the residual stream X_l (n x d_model; X_0 = E[ids] + P) and writes X_{l+1}:
+//   pass A1  Z = LayerNorm(X_l; gain_a, bias_a)   each row: (x - mean) / sqrt(var + eps) * gain +
+//   bias pass A2  A = attend(Z, W_Q, W_K, W_V, W_O)    the page's passes 1-8, every head pass A3  M
+//   = X_l + A                          residual: the token keeps what it was pass F1  U =
+//   LayerNorm(M; gain_f, bias_f) pass F2  H = relu(U W_1 + b_1)                 n x d_ff pass F3
+//   X_{l+1} = M + H W_2 + b_2             residual
+// then the read-out Y = LayerNorm(X_L; gain_out, bias_out), n x d_model (logits are Y E^T).
+// Because of the residual stream, a later layer's query for a token carries what earlier layers
+// gathered from the words around it; with one layer it would carry only the token and position.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attention.hpp"
+
+namespace ap {
+
+constexpr float kLayerNormEps = 1e-5f;
+constexpr int kMaxLayers = 8;
+constexpr int kMaxFeedForward = 4096;
+
+struct LayerNormParams {
+  Matrix gain, bias;  // 1 x d_model each
+};
+
+struct Layer {
+  LayerNormParams norm_attn;  // pass A1
+  Weights attn;               // pass A2: W_Q, W_K, W_V d_model x (h*d_k); W_O (h*d_k) x d_model
+  LayerNormParams norm_ffn;   // pass F1
+  Matrix W_1, b_1;            // pass F2: d_model x d_ff, 1 x d_ff
+  Matrix W_2, b_2;            // pass F3: d_ff x d_model, 1 x d_model
+};
+
+struct Network {
+  int d_model = 0, heads = 0, d_k = 0, d_ff = 0;
+  std::vector<Layer> layers;
+  LayerNormParams norm_out;
+  int depth() const { return static_cast<int>(layers.size()); }
+};
+
+// Throws ap::Error("model_invalid") naming the first bad dimension.
+void check_network_shape(int d_model, int heads, int d_k, int d_ff, int layers);
+
+// Seeded start: attention weights N(0, 1/d_model) (W_O N(0, 1/(h*d_k))), W_1 N(0, 1/d_model),
+// W_2 N(0, 1/(d_ff * 2L)), gains 1, biases 0.
+Network init_network(int d_model, int heads, int d_k, int d_ff, int layers, std::uint64_t seed);
+
+// Every parameter in one fixed order with its name ("layer1.W_Q", "out.gain"): the file format,
+// the optimiser and the gradient checks all walk this list.
+std::vector<std::pair<std::string, Matrix*>> parameters(Network& net);
+std::vector<std::pair<std::string, const Matrix*>> parameters(const Network& net);
+// The same structure with every parameter zero (a gradient accumulator).
+Network zeros_like(const Network& net);
+
+struct NormTrace {
+  Matrix xhat;  // n x d_model: (x - mean) / sqrt(var + eps)
+  Vector rstd;  // n: 1 / sqrt(var + eps)
+  Matrix y;     // n x d_model: xhat * gain + bias
+};
+NormTrace layer_norm(MatrixRef x, const LayerNormParams& p);
+// Reverse of layer_norm: returns dL/dx and adds dL/dgain, dL/dbias into grad.
+Matrix layer_norm_backward(const NormTrace& t, const LayerNormParams& p, MatrixRef dy,
+                           LayerNormParams& grad);
+
+struct LayerTrace {
+  Matrix input;         // X_l
+  NormTrace norm_attn;  // .y = Z, the attention's input
+  Trace attn;           // attend(Z): attn.X = Z, attn.output = A
+  Matrix mid;           // M = X_l + A
+  NormTrace norm_ffn;   // .y = U
+  Matrix hidden;        // H = relu(U W_1 + b_1): n x d_ff
+  Matrix output;        // X_{l+1}
+};
+
+struct NetworkTrace {
+  std::vector<LayerTrace> layers;
+  NormTrace norm_out;  // .y = Y, the read-out
+};
+
+// opt: the learner's causal / scale / temperature; opt.heads must be net.heads.
+NetworkTrace network_forward(const Network& net, MatrixRef X, const AttentionOptions& opt);
+
+// Reverse of network_forward. dY: dL/dY (n x d_model). extra_dweights, when given, holds for each
+// layer either nothing or one n x n matrix per head added to dL/d(weights) (a loss on the attention
+// weights themselves). Adds every parameter's gradient into grad (shaped as net) and returns dL/dX.
+Matrix network_backward(const Network& net, const NetworkTrace& t, MatrixRef dY, Network& grad,
+                        const std::vector<std::vector<Matrix>>* extra_dweights = nullptr);
+
+// dL/dA of the last layer's attention output (n x d_model) for a given dL/dY: the read-out and the
+// last feed-forward block reversed. The page's one-row gradient starts here.
+Matrix last_attention_output_grad(const Network& net, const NetworkTrace& t, MatrixRef dY);
+
+}  // namespace ap

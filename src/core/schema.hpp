@@ -1,0 +1,342 @@
+// schema.hpp: the one description of every value that leaves the core: a trace, its tokens and
+// settings, a trained model's card, the softmax and dot-product steps, one row's gradient. The
+// CLI's JSON writer (src/cli/json_io.cpp) and the Embind converter (src/wasm) both write through
+// these functions, so both borders carry the same field names and the same set of fields; adding
+// a field is one line here. Not a serializer: how a number, a matrix or a list looks is the
+// writer's business (JSON: matrices as lists of rows, null for -inf; JS: {rows, cols, data} with a
+// Float32Array copy). Never includes nlohmann or Emscripten.
+//
+// A writer W makes nodes of its own type:
+//   using Node = ...;
+//   Node object() const;  Node array() const;
+//   Node value(V v) const;        V: bool, int, std::int64_t, float, double, const std::string&,
+//                                 const char*, Uint64
+//   Node matrix(MatrixRef m) const;  Node row(const RowVector& r) const;
+//   void set(Node& object, const char* key, Node v) const;  void push(Node& array, Node v) const;
+//   void set_dynamic(Node& object, const std::string& key, Node v) const;
+// Keys given to set() are string literals (a writer may cache them by address); set_dynamic()
+// is for keys that are data.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attention.hpp"
+#include "explain.hpp"
+#include "inference.hpp"
+#include "model.hpp"
+#include "model_file.hpp"
+#include "numpy_example.hpp"
+#include "session.hpp"
+#include "tokenizer.hpp"
+
+namespace ap::schema {
+
+// A 64-bit unsigned integer (the seed). JSON writes a number; JS writes a decimal string, since
+// a JS number cannot hold every 64-bit value.
+struct Uint64 {
+  std::uint64_t value;
+};
+
+template <class W, class V>
+void put(const W& w, typename W::Node& o, const char* key, const V& v) {
+  w.set(o, key, w.value(v));
+}
+
+// The settings a text trace is made with, by name. The binding reads its input with this list and
+// writes defaults() with it; a text trace's "config" carries the same names. f(key, field&).
+template <class S, class F>
+void settings_fields(S& s, F&& f) {
+  f("d_model", s.d_model);
+  f("heads", s.heads);
+  f("d_k", s.d_k);
+  f("causal", s.causal);
+  f("scale", s.scale);
+  f("temperature", s.temperature);
+  f("tie_qk", s.tie_qk);
+  f("positions", s.positions);
+  f("seed", s.seed);
+  f("max_tokens", s.max_tokens);
+}
+
+template <class W, class V>
+void put_setting(const W& w, typename W::Node& o, const char* key, const V& v) {
+  put(w, o, key, v);
+}
+template <class W>
+void put_setting(const W& w, typename W::Node& o, const char* key, std::uint64_t v) {
+  put(w, o, key, Uint64{v});
+}
+
+// Settings as an object with settings_fields' names: the module's defaults() writes Settings{}.
+template <class W>
+typename W::Node settings(const W& w, Settings s) {
+  typename W::Node o = w.object();
+  settings_fields(s, [&](const char* key, const auto& field) { put_setting(w, o, key, field); });
+  return o;
+}
+
+// {text, kind, known, pronoun, byte_begin, byte_end, read_as}
+template <class W>
+typename W::Node token(const W& w, const Token& t) {
+  typename W::Node o = w.object();
+  put(w, o, "text", t.text);
+  put(w, o, "kind", to_string(t.kind));
+  put(w, o, "known", t.known);
+  put(w, o, "pronoun", t.pronoun);
+  put(w, o, "byte_begin", static_cast<std::int64_t>(t.byte_begin));
+  put(w, o, "byte_end", static_cast<std::int64_t>(t.byte_end));
+  typename W::Node via = w.array();
+  for (const std::string& s : t.read_as) w.push(via, w.value(s));
+  w.set(o, "read_as", std::move(via));
+  return o;
+}
+
+// "tokens": the token texts; "token_details": token() of each.
+template <class W>
+void write_tokens(const W& w, typename W::Node& o, const std::vector<Token>& tokens) {
+  typename W::Node texts = w.array();
+  typename W::Node details = w.array();
+  for (const Token& t : tokens) {
+    w.push(texts, w.value(t.text));
+    w.push(details, token(w, t));
+  }
+  w.set(o, "tokens", std::move(texts));
+  w.set(o, "token_details", std::move(details));
+}
+
+// One head: its weight columns and every pass (attention.hpp's HeadTrace).
+template <class W>
+typename W::Node head(const W& w, const HeadTrace& h) {
+  typename W::Node o = w.object();
+  w.set(o, "W_Q", w.matrix(h.W_Q));
+  w.set(o, "W_K", w.matrix(h.W_K));
+  w.set(o, "W_V", w.matrix(h.W_V));
+  w.set(o, "Q", w.matrix(h.Q));
+  w.set(o, "K", w.matrix(h.K));
+  w.set(o, "V", w.matrix(h.V));
+  w.set(o, "scores", w.matrix(h.scores));
+  w.set(o, "scaled", w.matrix(h.scaled));
+  w.set(o, "masked", w.matrix(h.masked));
+  w.set(o, "weights", w.matrix(h.weights));
+  w.set(o, "output", w.matrix(h.output));
+  return o;
+}
+
+// A trace: "config" {n, d_model, heads, d_k, causal, scale, scale_factor, temperature, and
+// whatever more_config(config) adds}, "X", "heads" (head() of each), "concat", "W_O", "output".
+template <class W, class F>
+void write_trace(const W& w, typename W::Node& o, const Trace& t, F&& more_config) {
+  typename W::Node config = w.object();
+  put(w, config, "n", t.n);
+  put(w, config, "d_model", t.d_model);
+  put(w, config, "heads", t.heads);
+  put(w, config, "d_k", t.d_k);
+  put(w, config, "causal", t.options.causal);
+  put(w, config, "scale", t.options.scale);
+  put(w, config, "scale_factor", t.scale_factor);
+  put(w, config, "temperature", t.options.temperature);
+  more_config(config);
+  w.set(o, "config", std::move(config));
+  w.set(o, "X", w.matrix(t.X));
+  typename W::Node heads = w.array();
+  for (const HeadTrace& h : t.head) w.push(heads, head(w, h));
+  w.set(o, "heads", std::move(heads));
+  w.set(o, "concat", w.matrix(t.concat));
+  w.set(o, "W_O", w.matrix(t.W_O));
+  w.set(o, "output", w.matrix(t.output));
+}
+
+template <class W>
+void write_trace(const W& w, typename W::Node& o, const Trace& t) {
+  write_trace(w, o, t, [](typename W::Node&) {});
+}
+
+// A trained model's card: {name, d_model, heads, d_k, d_ff, layers, vocab_size,
+// notes: [[{role, numbers: {key: value}}, ... one per head], ... one per layer], info: {key:
+// value}}. A note is data (a role and measured numbers); the page words each role (web/locales,
+// role.*).
+template <class W>
+typename W::Node model_card(const W& w, const TrainedModel& m, const std::string& name) {
+  typename W::Node o = w.object();
+  put(w, o, "name", name);
+  put(w, o, "d_model", m.net.d_model);
+  put(w, o, "heads", m.net.heads);
+  put(w, o, "d_k", m.net.d_k);
+  put(w, o, "d_ff", m.net.d_ff);
+  put(w, o, "layers", m.net.depth());
+  put(w, o, "vocab_size", m.vocab.size());
+  typename W::Node notes = w.array();
+  for (int l = 0; l < m.net.depth(); ++l) {
+    typename W::Node per_layer = w.array();
+    for (int h = 0; h < m.net.heads; ++h) {
+      const HeadNote& n = m.note(l, h);
+      typename W::Node no = w.object();
+      put(w, no, "role", n.role);
+      typename W::Node numbers = w.object();
+      // number keys are data, not literals: a writer must not cache them by address
+      for (const auto& kv : n.numbers) w.set_dynamic(numbers, kv.first, w.value(kv.second));
+      w.set(no, "numbers", std::move(numbers));
+      w.push(per_layer, std::move(no));
+    }
+    w.push(notes, std::move(per_layer));
+  }
+  w.set(o, "notes", std::move(notes));
+  typename W::Node info = w.object();
+  // info keys are data, not literals: a writer must not cache them by address
+  for (const auto& kv : m.info) w.set_dynamic(info, kv.first, w.value(kv.second));
+  w.set(o, "info", std::move(info));
+  return o;
+}
+
+// The seed article's program for a "numpy" trace: {lines: [{text, stage}], matches}: its lines
+// with this trace's seed and sizes (stage: the walkthrough stage the line computes, or ""), and
+// whether running it gives this trace's numbers (numpy_example.hpp).
+template <class W>
+typename W::Node numpy_program_node(const W& w, const TextTrace& t) {
+  typename W::Node lines = w.array();
+  for (const ProgramLine& l :
+       numpy_program_lines(t.settings.seed, t.trace.n, t.trace.d_model, t.trace.d_k)) {
+    typename W::Node lo = w.object();
+    put(w, lo, "text", l.text);
+    put(w, lo, "stage", l.stage);
+    w.push(lines, std::move(lo));
+  }
+  typename W::Node o = w.object();
+  w.set(o, "lines", std::move(lines));
+  put(w, o, "matches", numpy_program_matches(t.settings));
+  return o;
+}
+
+// Every layer of a trained model's trace: [{heads, X, concat, W_O, output (the attention, as
+// write_trace without config), input (the residual stream entering the layer, X_0 = E + P for the
+// first), mid (input + attention output), hidden (the feed-forward block's ReLU output), stream
+// (the residual stream leaving the layer)}]. The last layer's attention is the trace's own.
+template <class W>
+typename W::Node layers(const W& w, const NetworkTrace& t) {
+  typename W::Node out = w.array();
+  for (const LayerTrace& L : t.layers) {
+    typename W::Node o = w.object();
+    w.set(o, "X", w.matrix(L.attn.X));
+    typename W::Node heads = w.array();
+    for (const HeadTrace& h : L.attn.head) w.push(heads, head(w, h));
+    w.set(o, "heads", std::move(heads));
+    w.set(o, "concat", w.matrix(L.attn.concat));
+    w.set(o, "W_O", w.matrix(L.attn.W_O));
+    w.set(o, "output", w.matrix(L.attn.output));
+    w.set(o, "input", w.matrix(L.input));
+    w.set(o, "mid", w.matrix(L.mid));
+    w.set(o, "hidden", w.matrix(L.hidden));
+    w.set(o, "stream", w.matrix(L.output));
+    w.push(out, std::move(o));
+  }
+  return out;
+}
+
+// A text trace: write_trace() plus write_tokens(), "embeddings", "positions" (absent when
+// positions are off) and the settings-only fields of "config": seed, tie_qk, positions,
+// max_tokens and weights ("random", "numpy", or the model's name); for the numpy model "program"
+// (numpy_program_node). Through a trained model `m` (nullptr = random or numpy weights) it adds
+// "model" (model_card), "input" (the residual stream entering the first layer, X_0 = E + P),
+// "layers" (layers(); left out when `with_layers` is false: most of a trace's numbers, which a
+// reader of the last layer alone does not need), "readout" (the final LayerNorm of the residual
+// stream, n x d_model) and "guesses" (the word the model reads at each token: [{word,
+// probability}]).
+template <class W>
+void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const TrainedModel* m,
+                      const std::string& weights, bool with_layers = true) {
+  write_trace(w, o, t.trace, [&](typename W::Node& config) {
+    put(w, config, "seed", Uint64{t.settings.seed});
+    put(w, config, "tie_qk", t.settings.tie_qk);
+    put(w, config, "positions", t.settings.positions);
+    put(w, config, "max_tokens", t.settings.max_tokens);
+    put(w, config, "weights", weights);
+  });
+  write_tokens(w, o, t.tokens);
+  w.set(o, "embeddings", w.matrix(t.embeddings));
+  if (t.positions.size() != 0) w.set(o, "positions", w.matrix(t.positions));
+  if (t.weights == "numpy") w.set(o, "program", numpy_program_node(w, t));
+  if (!m) return;
+  w.set(o, "model", model_card(w, *m, weights));
+  if (!t.network.layers.empty()) w.set(o, "input", w.matrix(t.network.layers.front().input));
+  if (with_layers) w.set(o, "layers", layers(w, t.network));
+  w.set(o, "readout", w.matrix(t.network.norm_out.y));
+  typename W::Node guesses = w.array();
+  for (const TokenGuess& g : guess_words(t, *m)) {
+    typename W::Node go = w.object();
+    put(w, go, "word", m->vocab.word(g.word));
+    put(w, go, "probability", g.probability);
+    w.push(guesses, std::move(go));
+  }
+  w.set(o, "guesses", std::move(guesses));
+}
+
+// The models a text trace can use (session.hpp's kModels): {models: [{name, fixes: [setting
+// names]}], numpy_article: {seed, n, d_model, d_k}} (the values the article's program runs with).
+template <class W>
+void write_models(const W& w, typename W::Node& o) {
+  typename W::Node list = w.array();
+  for (const ModelKind& k : kModels) {
+    typename W::Node mo = w.object();
+    put(w, mo, "name", k.name);
+    typename W::Node fixes = w.array();
+    for (const char* f : k.fixes)
+      if (f) w.push(fixes, w.value(f));
+    w.set(mo, "fixes", std::move(fixes));
+    w.push(list, std::move(mo));
+  }
+  w.set(o, "models", std::move(list));
+  typename W::Node a = w.object();
+  put(w, a, "seed", Uint64{kNumpyArticle.seed});
+  put(w, a, "n", kNumpyArticle.n);
+  put(w, a, "d_model", kNumpyArticle.d_model);
+  put(w, a, "d_k", kNumpyArticle.d_k);
+  w.set(o, "numpy_article", std::move(a));
+}
+
+// One row's softmax, step by step: {input, max, shifted, exps, sum, weights}.
+template <class W>
+void write_softmax_steps(const W& w, typename W::Node& o, const SoftmaxSteps& s) {
+  w.set(o, "input", w.row(s.input));
+  put(w, o, "max", s.max);
+  w.set(o, "shifted", w.row(s.shifted));
+  w.set(o, "exps", w.row(s.exps));
+  put(w, o, "sum", s.sum);
+  w.set(o, "weights", w.row(s.weights));
+}
+
+// One score cell: {products, dot, norm_q, norm_k, cosine, angle_degrees, scaled}.
+template <class W>
+void write_dot_steps(const W& w, typename W::Node& o, const DotSteps& d) {
+  w.set(o, "products", w.row(d.products));
+  put(w, o, "dot", d.dot);
+  put(w, o, "norm_q", d.norm_q);
+  put(w, o, "norm_k", d.norm_k);
+  put(w, o, "cosine", d.cosine);
+  put(w, o, "angle_degrees", d.angle_degrees);
+  put(w, o, "scaled", d.scaled);
+}
+
+// One example's gradient (explain.hpp): {row, target, target_word, loss, probability, d_output,
+// heads: [{d_weights, d_scores}]}. `target` is the token index the learner picked.
+template <class W>
+void write_row_gradient(const W& w, typename W::Node& o, const RowGradient& g, int target,
+                        const Vocabulary& vocab) {
+  put(w, o, "row", g.row);
+  put(w, o, "target", target);
+  put(w, o, "target_word", vocab.word(g.target_word));
+  put(w, o, "loss", g.loss);
+  put(w, o, "probability", g.probability);
+  w.set(o, "d_output", w.row(g.d_output));
+  typename W::Node heads = w.array();
+  for (const HeadGradient& hg : g.head) {
+    typename W::Node ho = w.object();
+    w.set(ho, "d_weights", w.row(hg.d_weights));
+    w.set(ho, "d_scores", w.row(hg.d_scores));
+    w.push(heads, std::move(ho));
+  }
+  w.set(o, "heads", std::move(heads));
+}
+
+}  // namespace ap::schema

@@ -1,0 +1,54 @@
+// session.hpp: one playground's models and caches. A page may hold several playgrounds over one
+// WebAssembly module; each owns a Session, so a model trained in one never shows in another. Not
+// the maths (attention.hpp, model.hpp) and not the wire format (schema.hpp).
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "model.hpp"
+#include "model_file.hpp"
+
+namespace ap {
+
+// The weights a text trace can use, by name, and the settings each one fixes (by their names in
+// schema::settings_fields; the trace's config says the values used): the trained model shipped in
+// the library and the session's own trained model fix their shape; seeded random weights take the
+// shape from the settings; the seed article's NumPy program (numpy_example.hpp) has one head and
+// adds no positions. The page builds its model switch and its disabled controls from this list.
+struct ModelKind {
+  const char* name;
+  std::array<const char*, 3> fixes;  // setting names, then nullptr
+};
+inline constexpr ModelKind kModels[] = {
+    {"default", {"d_model", "heads", "d_k"}},
+    {"random", {nullptr, nullptr, nullptr}},
+    {"numpy", {"heads", "positions", nullptr}},
+    {"custom", {"d_model", "heads", "d_k"}},
+};
+
+class Session {
+ public:
+  // The model called `name` (one of kModels); nullptr for "random" and "numpy". Throws
+  // bad_model for another name and no_custom_model when "custom" is asked before set_custom().
+  const TrainedModel* model(const std::string& name) const;
+
+  // tokenize -> embed -> attend with the weights called `name`; `*used` = model(name). Random
+  // weights are drawn once per (d_model, heads, d_k, seed, tie_qk) and kept: a learner typing
+  // re-traces with the same settings, and at 64 tokens drawing them is a quarter of a trace.
+  TextTrace trace(std::string_view text, const Settings& s, const std::string& name,
+                  const TrainedModel** used);
+
+  // Makes `m` this session's "custom" model (a model trained in the page, or a loaded file).
+  const TrainedModel& set_custom(TrainedModel m);
+  bool has_custom() const { return custom_ != nullptr; }
+
+ private:
+  std::unique_ptr<TrainedModel> custom_;
+  Weights random_;
+  Settings random_for_;
+  bool drawn_ = false;
+};
+
+}  // namespace ap

@@ -1,0 +1,226 @@
+// index.d.ts: the types of the package's core API (package.json exports "."; the same in browsers
+// and Node). Hand-written against web/core.js and web/lib/core.js; tests/browser/package.test.mjs
+// compiles a consumer against them. Every number comes from the C++ core (WebAssembly).
+
+/** A matrix as the core hands it over: a row-major copy (rows × cols values). */
+export interface Matrix {
+  rows: number;
+  cols: number;
+  data: Float32Array;
+}
+
+/** A trace's settings (the core's names); every field is optional in a call to trace(). */
+export interface Settings {
+  d_model: number;
+  heads: number;
+  /** per-head width; 0 = d_model / heads */
+  d_k: number;
+  causal: boolean;
+  scale: boolean;
+  temperature: number;
+  tie_qk: boolean;
+  positions: boolean;
+  /** an unsigned 64-bit integer as a decimal string (a number is accepted too) */
+  seed: string;
+  max_tokens: number;
+  /** 'default' (the trained model shipped in the module), 'random', 'numpy', 'custom' */
+  model: string;
+}
+
+export interface TokenDetail {
+  text: string;
+  kind: string;
+  known: boolean;
+  byte_begin: number;
+  byte_end: number;
+  pronoun?: boolean;
+  [field: string]: unknown;
+}
+
+/** One head's matrices (n = tokens, d_k = the head's width). */
+export interface Head {
+  W_Q: Matrix;
+  W_K: Matrix;
+  W_V: Matrix;
+  Q: Matrix;
+  K: Matrix;
+  V: Matrix;
+  /** n × n, row i = query i, column j = key j */
+  scores: Matrix;
+  scaled: Matrix;
+  masked: Matrix;
+  /** n × n softmax weights; each row sums to 1 */
+  weights: Matrix;
+  output: Matrix;
+  [field: string]: unknown;
+}
+
+export interface Layer {
+  X: Matrix;
+  heads: Head[];
+  concat: Matrix;
+  W_O: Matrix;
+  output: Matrix;
+}
+
+/** core.trace's result (src/core/schema.hpp: the CLI's JSON, field for field). */
+export interface Trace {
+  tokens: string[];
+  token_details: TokenDetail[];
+  config: Settings & { n: number; weights: string; [field: string]: unknown };
+  embeddings: Matrix;
+  positions?: Matrix;
+  X: Matrix;
+  heads: Head[];
+  concat: Matrix;
+  W_O: Matrix;
+  output: Matrix;
+  /** every layer's matrices, when the model has layers (the shipped one has) */
+  layers?: Layer[];
+  [field: string]: unknown;
+}
+
+/** The core's limits (limits()'s fields). */
+export interface Limits {
+  maxTokens: number;
+  defaultMaxTokens: number;
+  maxDModel: number;
+  maxHeads: number;
+  maxLayers: number;
+  maxTemperature: number;
+  maxTextBytes: number;
+  maxHeadWidth: number;
+  maxScores: number;
+  maxVectorLength: number;
+  maxModelBytes: number;
+  maxMatrixSide: number;
+  maxSeed: string;
+  models: string[];
+  [field: string]: unknown;
+}
+
+export interface SoftmaxSteps {
+  input: Float32Array | number[];
+  max: number;
+  shifted: Float32Array | number[];
+  exps: Float32Array | number[];
+  sum: number;
+  weights: Float32Array | number[];
+}
+
+/** An error from the core or from argument checks; `code` is stable (e.g. too_many_tokens). */
+export class CoreError extends Error {
+  constructor(code: string, message: string, details?: Record<string, unknown>);
+  readonly name: 'CoreError';
+  code: string;
+  details: Record<string, unknown>;
+}
+
+/** One session over a loaded module: its own custom model and caches. */
+export class Core {
+  constructor(module: unknown);
+  /** Frees the session; the Core cannot trace afterwards. Safe to call twice. */
+  close(): void;
+  limits(): Limits;
+  /** The models, and the settings each one fixes. */
+  models(): { name: string; fixes: string[] }[];
+  /** What the seed article's NumPy program runs with (model 'numpy'). */
+  numpyArticle(): { seed: string; n: number; d_model: number; d_k: number };
+  tokenize(text: string, maxTokens?: number): { tokens: string[]; token_details: TokenDetail[] };
+  /** Pronouns with two or more earlier nouns of one kind. */
+  sameKindCandidates(
+    text: string,
+    maxTokens?: number,
+  ): { pronoun: number; category: string; candidates: number[] }[];
+  /** The whole forward pass of one sentence. Throws CoreError on bad input. */
+  trace(text: string, settings?: Partial<Settings> & { seed?: string | number | bigint }): Trace;
+  /** One example's gradient through a trained model: at token `row` the output should name the
+   *  word of token `target`. */
+  gradientRow(
+    text: string,
+    settings: Partial<Settings>,
+    row: number,
+    target: number,
+  ): {
+    row: number;
+    target: number;
+    target_word: string;
+    loss: number;
+    probability: number;
+    d_output: Matrix;
+    heads: { d_weights: Matrix; d_scores: Matrix }[];
+  };
+  /** The weights a trace of (text, settings) uses, by the core's names. */
+  weightArrays(
+    text: string,
+    settings?: Partial<Settings>,
+  ): { arrays: (Matrix & { name: string })[]; layer_norm_eps: number };
+  /** The .apm bytes of a trained model ('default' or 'custom'). */
+  modelBytes(model: string): Uint8Array;
+  /** CRC-32 (IEEE, as zlib's), as the .apm format uses. */
+  crc32(bytes: Uint8Array): number;
+  /** Bring your own numbers: X and per-head weights as matrices. */
+  attend(input: {
+    X: Matrix | { rows: number; cols: number; data: ArrayLike<number> };
+    W_Q: Matrix | { rows: number; cols: number; data: ArrayLike<number> };
+    W_K: Matrix | { rows: number; cols: number; data: ArrayLike<number> };
+    W_V: Matrix | { rows: number; cols: number; data: ArrayLike<number> };
+    W_O?: Matrix | { rows: number; cols: number; data: ArrayLike<number> };
+    heads?: number;
+    causal?: boolean;
+    scale?: boolean;
+    temperature?: number;
+  }): Pick<Trace, 'config' | 'X' | 'heads' | 'concat' | 'W_O' | 'output'>;
+  softmaxSteps(scores: ArrayLike<number>, temperature?: number): SoftmaxSteps;
+  dotSteps(
+    q: ArrayLike<number>,
+    k: ArrayLike<number>,
+  ): {
+    products: Float32Array | number[];
+    dot: number;
+    norm_q: number;
+    norm_k: number;
+    cosine: number;
+    angle_degrees: number;
+    scaled: number;
+  };
+  /** max - min over the finite entries of a row. */
+  finiteRange(row: ArrayLike<number>): number;
+  /** The "why √d_k" experiment: random queries and keys with d_k N(0, 1) entries. */
+  scaleDemo(
+    dK: number,
+    keys: number,
+    rows: number,
+    seed?: string | number,
+    bins?: number,
+  ): Record<string, unknown>;
+  /** Facts kept in the core for the explanations (scale-demo widths, reference shapes). */
+  explainFacts(): Record<string, unknown>;
+  /** Loads .apm bytes as this Core's 'custom' model. */
+  setCustomModel(bytes: Uint8Array): { model: Record<string, unknown> };
+  hasCustomModel(): boolean;
+  /** The shipped model's .apm bytes. */
+  defaultModelBytes(): Uint8Array;
+}
+
+export interface LoadOptions {
+  /** the folder (URL ending in /) of attention.js and attention.wasm; default: the package's */
+  base?: string;
+}
+
+/** The WebAssembly module, found next to this package's module (never relative to the page). */
+export function loadModule(options?: LoadOptions): Promise<unknown>;
+/** loadModule and one Core over it. */
+export function loadCore(options?: LoadOptions): Promise<Core>;
+/** The trace seen from one layer (0-based; -1 = the last). */
+export function layerView<T extends Trace>(
+  trace: T,
+  layer: number,
+): T & { layer?: number; layerCount?: number };
+
+export const DEFAULT_SETTINGS: Readonly<Settings>;
+export const LIMITS: Readonly<Limits>;
+export const MODELS: readonly string[];
+export const MAX_SEED: bigint;
+/** The project's version (semver). */
+export const VERSION: string;

@@ -1,0 +1,15 @@
+// single-check.js: the single file's first script (scripts/bundle.mjs inlines it before the
+// unpacker of the packed code, and gives it only the support.* strings). A browser that lacks what
+// the page needs (support.js) gets the message in its language instead of a failing unpack;
+// html[data-unsupported] tells the unpacker to stop.
+import { missingFeatures, unsupportedMessage } from './support.js';
+import { translatorFor } from './strings.js';
+
+if (missingFeatures('single').length) {
+  document.documentElement.dataset.unsupported = '';
+  unsupportedMessage('single', location.search, translatorFor).then((message) => {
+    const box = document.getElementById('boot-error');
+    box.hidden = false;
+    box.textContent = message;
+  });
+}

@@ -1,0 +1,227 @@
+// embeddings.js: stage 2. Each token's vector X_i (row i of X), shown row by row; when positions are
+// on, the token vectors E and the position signal P (both from the core's trace) sit beside X:
+// X = E + P. Compact: the first DIMS dimensions, and the sum for the row being built.
+import { el, fmt, matrixBlock, rowOf, setText, writeOnce, says, setSays } from './util.js';
+import { matrixView, refreshStage } from './heatmap.js';
+
+// X = E + P: what the first layer reads when the model has layers, else the one attention's X
+const inputX = (result) => result.input || result.X;
+
+/** Dimensions shown before "… more" (the whole matrix is one click away). */
+const DIMS = 4;
+/** Token rows shown: a window that follows the row being built. */
+const ROWS = 10;
+
+export class EmbeddingsStage {
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+  }
+
+  units(model) {
+    return model.result.config.n;
+  }
+
+  // the matrices shown, as matrixView's arguments: X, and E and P when positions are on
+  views(model) {
+    const { t } = this.ctx;
+    const tr = model.result;
+    const labels = model.result.tokens;
+    const dims = Array.from({ length: tr.config.d_model }, (_, c) => `d${c + 1}`);
+    const o = {
+      t,
+      tokenRows: true,
+      rowLabels: labels,
+      colLabels: dims,
+      corner: 'i \\ d',
+      window: { cols: DIMS, rows: ROWS },
+    };
+    const out = { x: [inputX(tr), { ...o, name: 'X' }] };
+    if (model.result.positions) {
+      out.e = [model.result.embeddings, { ...o, name: 'E' }];
+      out.p = [model.result.positions, { ...o, name: 'P' }];
+    }
+    return out;
+  }
+
+  update(model) {
+    return refreshStage(
+      this,
+      model,
+      (m) => [!!m.result.positions, m.result.config.positions, m.result.config.causal],
+      (m) => {
+        const v = this.views(m);
+        return [
+          [this.x, v.x],
+          ...(v.p
+            ? [
+                [this.e, v.e],
+                [this.p, v.p],
+              ]
+            : []),
+        ];
+      },
+    );
+  }
+
+  render(model) {
+    const { t } = this.ctx;
+    const tr = model.result;
+    this.model = model;
+    const v = this.views(model);
+    this.x = matrixView(...v.x);
+    const blocks = [];
+    if (model.result.positions) {
+      this.e = matrixView(...v.e);
+      this.p = matrixView(...v.p);
+      blocks.push(
+        matrixBlock(
+          t('embeddings.plain'),
+          `${tr.config.n} × ${tr.config.d_model}`,
+          this.e,
+          null,
+          t,
+        ),
+        el('div', { class: 'op', text: '+' }),
+        matrixBlock(t('embeddings.pos'), `${tr.config.n} × ${tr.config.d_model}`, this.p, null, t),
+        el('div', { class: 'op', text: '=' }),
+      );
+    } else {
+      this.e = null;
+      this.p = null;
+    }
+    blocks.push(
+      matrixBlock(
+        t('embeddings.x'),
+        `${tr.config.n} × ${tr.config.d_model}`,
+        this.x,
+        t('embeddings.orient'),
+        t,
+      ),
+    );
+    this.sum = el('div', { class: 'calc embed-sum', 'aria-live': 'off' });
+    this.ss = null;
+    this.root.replaceChildren(
+      this.sum,
+      el('div', { class: 'row-blocks embed-blocks' }, blocks),
+      this.posHint(model),
+    );
+  }
+
+  // what positions (and the causal mask) mean for word order, said for the settings shown
+  posHint(model) {
+    const key = model.result.config.positions
+      ? 'embeddings.posOn'
+      : model.result.config.causal
+        ? 'embeddings.posOffCausal'
+        : 'embeddings.posOff';
+    const p = el('p', { class: 'hint' });
+    setSays(p, says(this.ctx.t, key));
+    return p;
+  }
+
+  // the row step k is about: while rows appear the newest, then the followed token
+  rowAt(k) {
+    const n = this.model.result.config.n;
+    return k >= n ? this.model.state.q : Math.max(0, k - 1);
+  }
+
+  show(k) {
+    this.x.revealRows(k);
+    this.e?.revealRows(k);
+    this.p?.revealRows(k);
+    for (const m of [this.x, this.e, this.p]) m?.moveWindow?.(0, this.rowAt(k));
+    const r = k > 0 || this.model.result.config.n === 0 ? this.rowAt(k) : -1;
+    this.x.mark('row', r >= 0 ? [r] : []);
+    this.e?.mark('row', r >= 0 ? [r] : []);
+    this.p?.mark('row', r >= 0 ? [r] : []);
+    this.renderSum(this.rowAt(k));
+  }
+
+  // row i built in one line: E_i + P_i = X_i for the first DIMS dimensions (X_i alone when
+  // positions are off); numbers as the trace has them
+  renderSum(i) {
+    const { t } = this.ctx;
+    const res = this.model.result;
+    const tr = res;
+    const parts = res.positions
+      ? [
+          ['E', res.embeddings],
+          ['P', res.positions],
+          ['X', inputX(tr)],
+        ]
+      : [['X', inputX(tr)]];
+    const shown = Math.min(DIMS, tr.config.d_model);
+    if (!this.ss || this.ss.rows.length !== parts.length || this.ss.shown !== shown) {
+      const cells = () => Array.from({ length: shown }, () => el('td'));
+      const rows = parts.map(([name], n) => ({
+        head: el('th', {
+          text:
+            n === parts.length - 1 && parts.length > 1 ? `= ${name}` : n > 0 ? `+ ${name}` : name,
+        }),
+        cells: cells(),
+      }));
+      this.ss = {
+        shown,
+        rows,
+        title: el('p', { class: 'calc-title' }),
+        more: el('td', { class: 'gap', rowspan: rows.length }),
+        dims: Array.from({ length: shown }, (_, c) => el('th', { text: `d${c + 1}` })),
+      };
+      const table = el('table', { class: 'dot terms' }, [
+        el('thead', {}, [el('tr', {}, [el('th'), ...this.ss.dims, el('th', { class: 'gap' })])]),
+        el(
+          'tbody',
+          {},
+          rows.map((row, n) =>
+            el('tr', {}, [row.head, ...row.cells, n === 0 ? this.ss.more : null]),
+          ),
+        ),
+      ]);
+      this.sum.replaceChildren(this.ss.title, el('div', { class: 'scroller' }, [table]));
+    }
+    const tok = res.tokens[i];
+    setText(
+      this.ss.title,
+      t(res.positions ? 'embeddings.sumTitle' : 'embeddings.rowTitle', { tok, i: i + 1 }),
+    );
+    parts.forEach(([, m], n) => {
+      const row = rowOf(m, i);
+      this.ss.rows[n].cells.forEach((td, c) => {
+        setText(td, fmt(row[c]));
+        writeOnce(td, 'data-value', row[c]);
+      });
+    });
+    setText(
+      this.ss.more,
+      tr.config.d_model > shown ? t('embeddings.moreDims', { n: tr.config.d_model - shown }) : '',
+    );
+  }
+
+  active(k) {
+    const i = this.rowAt(k);
+    return [this.x.cell(i, 0), this.sum]; // the sum box shows the inputs E_i and P_i
+  }
+
+  narrate(k) {
+    const res = this.model.result;
+    const tr = res;
+    const i = this.rowAt(k);
+    const first = (m) =>
+      [...rowOf(m, i)]
+        .slice(0, 3)
+        .map((x) => fmt(x))
+        .join(', ');
+    const tok = res.tokens[i];
+    if (!res.positions)
+      return this.ctx.t('narr.embeddings', { tok, d: tr.config.d_model, first: first(inputX(tr)) });
+    return this.ctx.t('narr.embeddingsSum', {
+      tok,
+      i: i + 1,
+      d: tr.config.d_model,
+      x: fmt(rowOf(inputX(tr), i)[0]),
+      e: fmt(rowOf(res.embeddings, i)[0]),
+      p: fmt(rowOf(res.positions, i)[0]),
+    });
+  }
+}

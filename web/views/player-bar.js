@@ -1,0 +1,71 @@
+// player-bar.js: the play / pause / step / scrub / replay / speed controls. It forwards clicks to
+// the Player and reflects the Player's snapshot; it does not keep time itself.
+import { el } from './util.js';
+import { SPEEDS } from '../player.js';
+
+export class PlayerBar {
+  constructor(root, { t, player }) {
+    this.root = root;
+    this.player = player;
+    this.build(t);
+  }
+
+  build(t) {
+    const p = this.player;
+    const btn = (cls, key, label, fn) =>
+      el('button', {
+        class: `pbtn ${cls}`,
+        text: label,
+        type: 'button',
+        'aria-label': t(key),
+        title: t(key),
+        on: { click: fn },
+      });
+    this.playBtn = btn('play', 'player.play', '▶', () => p.toggle());
+    this.scrubber = el('input', {
+      class: 'scrub',
+      type: 'range',
+      min: 0,
+      max: 1,
+      step: 1,
+      value: 0,
+      'aria-label': t('player.scrub'),
+      on: { input: (e) => p.scrub(+e.target.value) },
+    });
+    this.speed = el(
+      'select',
+      { 'aria-label': t('player.speed'), on: { change: (e) => p.setSpeed(+e.target.value) } },
+      SPEEDS.map((s) => el('option', { text: `${s}×`, value: s })),
+    );
+    this.speed.value = String(p.speed);
+    this.pos = el('span', { class: 'ppos', 'aria-hidden': 'true' });
+    this.t = t;
+    this.root.replaceChildren(
+      btn('prev-stage', 'player.prevStage', '«', () => p.prevStage()),
+      btn('step-back', 'player.stepBack', '◀|', () => p.stepBack()),
+      this.playBtn,
+      btn('step-fwd', 'player.stepFwd', '|▶', () => p.stepForward()),
+      btn('next-stage', 'player.nextStage', '»', () => p.nextStage()),
+      btn('replay', 'player.replay', '↺', () => p.replay()),
+      el('label', { class: 'speed' }, [el('span', { text: t('player.speedShort') }), this.speed]),
+      this.scrubber,
+      this.pos,
+    );
+  }
+
+  update(snap) {
+    this.playBtn.textContent = snap.playing ? '❚❚' : '▶';
+    const label = this.t(snap.playing ? 'player.pause' : 'player.play');
+    this.playBtn.setAttribute('aria-label', label);
+    this.playBtn.title = label;
+    this.playBtn.setAttribute('aria-pressed', String(snap.playing));
+    this.scrubber.max = String(snap.units);
+    this.scrubber.value = String(snap.k);
+    this.scrubber.setAttribute(
+      'aria-valuetext',
+      this.t('player.pos', { k: snap.k, units: snap.units }),
+    );
+    this.pos.textContent = `${snap.k}/${snap.units}`;
+    this.speed.value = String(snap.speed);
+  }
+}

@@ -1,0 +1,149 @@
+// predict.js: "predict, then reveal" in the softmax stage. Before the followed token's weights are
+// shown, the learner may click the token they expect it to attend to most (or skip); the reveal
+// then says how close the guess was, from the trace's weights: the guess's share, its rank, and
+// the top token's share. Guesses are remembered per sentence and followed token, in the page's
+// own Map (ctx.predictions). Ranking only: the weights are the core's.
+import { el, pct, setText } from './util.js';
+
+/** The guess's place in a weight row: {rank (1 = top), weight, top, topWeight}. Ties share a rank. */
+export function judge(weights, guess) {
+  let top = 0;
+  let above = 0;
+  for (let j = 0; j < weights.length; j++) {
+    if (weights[j] > weights[top]) top = j;
+    if (weights[j] > weights[guess]) above++;
+  }
+  return { rank: above + 1, weight: weights[guess], top, topWeight: weights[top] };
+}
+
+/** The key a guess is remembered under: the sentence's tokens and the followed token. */
+export function predictionKey(tokens, q) {
+  return `${tokens.join('\u241f')}#${q}`;
+}
+
+export class Predict {
+  /** ctx: {t, predictions: Map, predictOn(): boolean, actions: {guessMade(), setSetting}} */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.el = el('section', { class: 'predict', 'aria-live': 'polite' });
+    this.title = el('h4', { class: 'predict-title' });
+    this.choices = el('div', { class: 'predict-choices', role: 'group' });
+    this.result = el('p', { class: 'predict-result' });
+    this.skip = el('button', {
+      type: 'button',
+      class: 'action small predict-skip',
+      on: { click: () => this.answer({ skipped: true }) },
+    });
+    this.off = el('button', {
+      type: 'button',
+      class: 'linkish predict-off',
+      on: { click: () => this.ctx.actions.setSetting('predict', false) },
+    });
+    this.again = el('button', {
+      type: 'button',
+      class: 'linkish predict-again',
+      on: { click: () => this.forget() },
+    });
+    this.el.append(
+      this.title,
+      this.choices,
+      el('p', { class: 'predict-tools' }, [this.skip, ' ', this.again, ' ', this.off]),
+      this.result,
+    );
+  }
+
+  key(model) {
+    return predictionKey(model.result.tokens, model.state.q);
+  }
+
+  /** Whether the stage is asking and must keep the followed row's weights hidden. */
+  asking(model) {
+    return this.ctx.predictOn() && !this.ctx.predictions.has(this.key(model));
+  }
+
+  /** The learner's answer for this sentence ({guess} or {skipped}), or undefined. */
+  answerOf(model) {
+    return this.ctx.predictions.get(this.key(model));
+  }
+
+  answer(a) {
+    this.ctx.predictions.set(this.key(this.model), a);
+    this.ctx.actions.guessMade();
+  }
+
+  forget() {
+    this.ctx.predictions.delete(this.key(this.model));
+    this.ctx.actions.guessMade();
+  }
+
+  /** Draws the card for `model`: the question with one button per token while asking, then the
+   *  verdict from weights (the followed row of the shown head). Hidden when predicting is off. */
+  show(model, weights, head) {
+    this.model = model;
+    const { t } = this.ctx;
+    const on = this.ctx.predictOn();
+    this.el.hidden = !on;
+    if (!on) return;
+    const labels = model.result.tokens;
+    const tok = labels[model.state.q];
+    const asking = this.asking(model);
+    this.el.classList.toggle('asking', asking);
+    this.el.dataset.state = asking ? 'asking' : 'revealed';
+    setText(this.title, t(asking ? 'predict.ask' : 'predict.asked', { tok }));
+    this.choices.setAttribute('aria-label', t('predict.ask', { tok }));
+    setText(this.skip, t('predict.skip'));
+    setText(this.off, t('predict.off'));
+    setText(this.again, t('predict.again'));
+    this.skip.hidden = !asking;
+    this.again.hidden = asking;
+    const a = this.answerOf(model);
+    // one button per token (rebuilt only when the sentence's tokens change)
+    const sig = labels.join('\u241f');
+    if (this.sig !== sig) {
+      this.sig = sig;
+      this.buttons = labels.map((label, j) =>
+        el('button', {
+          type: 'button',
+          class: 'chip predict-choice',
+          'data-col': j,
+          text: label,
+          on: {
+            click: () => {
+              if (this.asking(this.model)) this.answer({ guess: j });
+            },
+          },
+        }),
+      );
+      this.choices.replaceChildren(...this.buttons);
+    }
+    this.buttons.forEach((b, j) => {
+      b.disabled = !asking;
+      b.classList.toggle('guessed', !!a && a.guess === j);
+      b.setAttribute('aria-pressed', String(!!a && a.guess === j));
+    });
+    if (asking || !a) {
+      setText(this.result, asking ? t('predict.hint', { tok }) : '');
+      delete this.el.dataset.rank;
+      return;
+    }
+    const v = judge(weights, a.skipped ? 0 : a.guess);
+    this.buttons.forEach((b, j) => b.classList.toggle('top', j === v.top));
+    const p = {
+      tok,
+      head: head + 1,
+      top: labels[v.top],
+      pt: pct(v.topWeight),
+      guess: a.skipped ? '' : labels[a.guess],
+      pg: pct(v.weight),
+      rank: v.rank,
+      n: labels.length,
+    };
+    let key = 'predict.far';
+    if (a.skipped) key = 'predict.skipped';
+    else if (v.rank === 1) key = 'predict.right';
+    else if (v.rank === 2) key = 'predict.close';
+    setText(this.result, t(key, p));
+    if (a.skipped) delete this.el.dataset.rank;
+    else this.el.dataset.rank = String(v.rank);
+  }
+}

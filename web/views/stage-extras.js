@@ -1,0 +1,87 @@
+// stage-extras.js: the seeds' pictures inside the stages that use them: the library analogy (Q·K·V
+// and scores), the draggable 2-D dot-product plane (scores), the softmax lab (softmax) and the √d_k
+// experiment (scale). Each sits in a <details> under the stage; its panel is made when it is first
+// opened and updated only while open, so typing never waits for a closed picture.
+// Not a stage and not a panel itself; it computes nothing.
+import { el, panelFailed } from './util.js';
+import { AnalogyPanel } from './panels/analogy.js';
+import { Plane2DPanel } from './panels/plane2d.js';
+import { SoftmaxLabPanel } from './panels/softmax-lab.js';
+import { ScaleDemo } from './scale-demo.js';
+
+// kind -> how to make its view: panels take (container, {core, t, onHighlight}); the demo (ctx)
+const KINDS = {
+  analogy: (box, ctx) => new AnalogyPanel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} }),
+  plane: (box, ctx) => new Plane2DPanel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} }),
+  softmaxLab: (box, ctx) =>
+    new SoftmaxLabPanel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} }),
+  scaleDemo: (box, ctx) => {
+    const d = new ScaleDemo(ctx);
+    box.append(d.el);
+    return d;
+  },
+};
+
+export class StageExtras {
+  /** kinds: e.g. ['analogy', 'plane']; ctx: the stage's {core, t} (the walkthrough swaps ctx.t
+   *  when the language changes). `el` goes under the stage. */
+  constructor(kinds, ctx) {
+    this.ctx = ctx;
+    this.t = ctx.t;
+    this.model = null;
+    this.items = kinds.map((kind) => {
+      const summary = el('summary', { text: ctx.t(`extra.${kind}`) });
+      const box = el('div', { class: 'extra-body' });
+      const details = el('details', { class: 'stage-extra', 'data-extra': kind }, [summary, box]);
+      const item = { kind, details, summary, box, view: null, shown: null, failed: false };
+      details.addEventListener('toggle', () => {
+        if (details.open) this.refresh(item);
+      });
+      return item;
+    });
+    this.el = el(
+      'div',
+      { class: 'stage-extras' },
+      this.items.map((x) => x.details),
+    );
+  }
+
+  /** The stage's next model ({result, state}); open pictures follow it at once. */
+  update(model) {
+    this.model = model;
+    if (this.t !== this.ctx.t) this.relabel();
+    for (const item of this.items) if (item.details.open) this.refresh(item);
+  }
+
+  // another language: every picture is made again (open ones at once, the others when opened)
+  relabel() {
+    this.t = this.ctx.t;
+    for (const item of this.items) {
+      item.summary.textContent = this.t(`extra.${item.kind}`);
+      item.view = null;
+      item.shown = null;
+      item.failed = false;
+      item.box.replaceChildren();
+    }
+  }
+
+  // a picture that throws says so in its box (panelFailed) and stays broken; the stage goes on
+  refresh(item) {
+    if (!this.model || item.failed) return;
+    try {
+      if (!item.view) item.view = KINDS[item.kind](item.box, this.ctx);
+      if (item.shown === this.model) return;
+      item.shown = this.model;
+      item.view.update({ result: this.model.result, state: { ...this.model.state } });
+    } catch (e) {
+      item.failed = true;
+      panelFailed(item.box, e, this.ctx.t);
+    }
+  }
+
+  /** Opens one picture (a link from the stage text). */
+  open(kind) {
+    const item = this.items.find((x) => x.kind === kind);
+    if (item) item.details.open = true;
+  }
+}
