@@ -368,7 +368,7 @@ class App {
         result = this.core.trace(this.state.s, settings, detail);
       }
       this.result = result;
-      this.resultFrom = { text: this.state.s, settings }; // what the shown trace was computed from
+      this.resultFrom = { text: this.state.s, settings, detail }; // what the shown trace came from
     } catch (e) {
       if (!e.code) throw e;
       messages.push({ kind: 'error', text: this.errorText(e) });
@@ -728,8 +728,13 @@ class App {
 
   /** What the export view needs: the trace, the shown head and stage, and labels. */
   exportView() {
+    const from = this.resultFrom;
     return {
       result: this.result,
+      // the shown trace with every layer's matrices, which the page leaves out while the last
+      // layer is shown; the .npz program recomputes every layer and is checked against them
+      full: () =>
+        !from || from.detail.layers ? this.result : this.core.trace(from.text, from.settings),
       sentence: this.resultFrom ? this.resultFrom.text : '',
       state: { ...this.state },
       stage: STAGES[this.state.step - 1],

@@ -329,8 +329,9 @@ function download(name, blob) {
 }
 
 export class ExportView {
-  /** view() -> {result, sentence, state, stage, t} (the wiring's current view; `sentence` is the
-   *  text `result` was traced from, which is not the box's text while that is bad) */
+  /** view() -> {result, full, sentence, state, stage, t} (the wiring's current view; `sentence`
+   *  is the text `result` was traced from, which is not the box's text while that is bad;
+   *  full() is that trace with every layer's matrices) */
   constructor(root, { t, view, core }) {
     this.root = root;
     this.view = view;
@@ -413,7 +414,9 @@ export class ExportView {
 
   /** The current trace's weights for the .npz, its file name and its Python program. */
   weights() {
-    const { result, sentence, state } = this.view();
+    const view = this.view();
+    const { sentence, state } = view;
+    const result = view.full();
     const weights = weightsOf(this.core, sentence, coreSettings(state), result);
     const file = `${this.fileBase()}.npz`;
     return { weights, file, code: npzSnippet({ result, sentence, weights, file, t: this.t }) };
