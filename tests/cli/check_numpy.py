@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-TOL = 1e-5  # weights and output: float32 (the core) against float64 (NumPy)
+TOL = 1e-5  # weights and output: float32 (the core) against float64 (NumPy), at the small sizes
 MARK = "#### qkv-check ####"
 # (seed, text, tokens, d_model, d_k): the article's own case first, then other seeds and sizes
 CASES = [
@@ -25,6 +25,16 @@ CASES = [
     (12345, "a b", 2, 5, 5),
     (4294967295, "one two three four five", 5, 12, 6),
 ]
+# Larger sizes, where the article's unscaled randn draws make scores of several hundred: there the
+# float32 rounding of X and the weights alone moves the float64 result by more than TOL (NumPy's
+# own float32 run of the program differs from its float64 run as much as the core does). Checked
+# against that float32 run instead, and against float64 as "no further than NumPy in float32".
+LARGE = [
+    (1, "w " * 8, 8, 32, 16),
+    (3, "w " * 32, 32, 64, 64),
+    (42, "w " * 8, 8, 256, 64),
+]
+REL32 = 1e-5  # against NumPy in float32: relative to the largest entry (1 for the weights)
 
 
 class Checker:
@@ -51,6 +61,16 @@ def set_sizes(program, seed, n, d_model, d_k):
         if count != 1:
             raise SystemExit("check_numpy: %r found %d times in the program" % (pattern, count))
     return program + with_results()
+
+
+def in_float32(program):
+    """The program with X and the weights cast to float32 before Q, K, V: NumPy then computes
+    every later step in float32, as the core does."""
+    cast = "X, W_Q, W_K, W_V = (a.astype(np.float32) for a in (X, W_Q, W_K, W_V))\n"
+    program, count = re.subn(r"^(Q = X @ W_Q)", lambda m: cast + m.group(1), program, flags=re.M)
+    if count != 1:
+        raise SystemExit("check_numpy: 'Q = X @ W_Q' found %d times in the program" % count)
+    return program
 
 
 def with_results():
@@ -80,7 +100,7 @@ def main():
     with open(program_path, encoding="utf-8") as f:
         article = f.read()
     c = Checker()
-    for seed, text, n, d_model, d_k in CASES:
+    for (seed, text, n, d_model, d_k), large in [(c, False) for c in CASES] + [(c, True) for c in LARGE]:
         what = "seed %d, n %d, d_model %d, d_k %d" % (seed, n, d_model, d_k)
         r = subprocess.run([qkv, "trace", text, "--model", "numpy", "--seed", str(seed),
                             "--d-model", str(d_model), "--d-k", str(d_k), "--heads", "1"],
@@ -102,10 +122,20 @@ def main():
             want = np.asarray(np_run[k])
             d = worst(ours[k], want.astype(np.float32))
             c.check(d == 0.0, "%s: %s differs from NumPy's draws rounded to float32 by %g" % (what, k, d))
+        _, np32 = run_python(in_float32(set_sizes(article, seed, n, d_model, d_k)))
         for k in ["weights", "output"]:
             d = worst(ours[k], np_run[k])
-            c.check(d <= TOL, "%s: %s differs from NumPy by %g (limit %g)" % (what, k, d, TOL))
-            print("%s: %s worst |diff| %.3g" % (what, k, d))
+            d32 = worst(np32[k], np_run[k])  # NumPy in float32 against NumPy in float64
+            if not large:
+                c.check(d <= TOL, "%s: %s differs from NumPy by %g (limit %g)" % (what, k, d, TOL))
+            c.check(d <= 2 * d32 + 1e-6, "%s: %s differs from NumPy by %g, NumPy in float32 by %g"
+                    % (what, k, d, d32))
+            scale = 1.0 if k == "weights" else max(1.0, float(np.max(np.abs(np32[k]))))
+            e32 = worst(ours[k], np32[k])
+            c.check(e32 <= REL32 * scale, "%s: %s differs from NumPy in float32 by %g (limit %g)"
+                    % (what, k, e32, REL32 * scale))
+            print("%s: %s worst |diff| %.3g (NumPy in float32: %.3g from float64, %.3g from qkv)"
+                  % (what, k, d, d32, e32))
         # the program qkv hands out is the article's with these sizes: it prints the same
         printed2, np_run2 = run_python(program + with_results())
         c.check(printed2 == printed and np_run2 == np_run,
