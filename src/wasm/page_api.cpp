@@ -5,6 +5,7 @@
 // attention-train, and bench_exports.cpp in attention-train.
 #include <emscripten/bind.h>
 
+#include <climits>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -78,7 +79,7 @@ class JsSession {
     return trace_text_detail(text, settings, val::undefined());
   }
   val trace_text_detail(const val& text, const val& settings, const val& detail);
-  val gradient_row(const val& text, const val& settings, int query, int target);
+  val gradient_row(const val& text, const val& settings, const val& query, const val& target);
   val set_custom_model(const val& bytes);
   bool has_custom_model() const { return session_.has_custom(); }
   val weight_arrays(const val& text, const val& settings);
@@ -147,9 +148,13 @@ val js_dot_steps(const val& q, const val& k) {
 
 // One example's gradient: at query token `query`, the output should name the word of token
 // `target` (e.g. a pronoun's antecedent). Per head: dL/dweights and dL/dscores for that row.
-val JsSession::gradient_row(const val& text_v, const val& settings, int query, int target) {
+val JsSession::gradient_row(const val& text_v, const val& settings, const val& query_v,
+                            const val& target_v) {
   return guarded([&] {
     const std::string text = text_from(text_v);
+    // whole numbers only (Embind would turn 'x' and NaN into row 0); ranges are checked below
+    const int query = static_cast<int>(int_arg(query_v, "row", INT_MIN, INT_MAX));
+    const int target = static_cast<int>(int_arg(target_v, "target", INT_MIN, INT_MAX));
     const std::string name = model_name(settings);
     const TrainedModel* m = nullptr;
     const TextTrace t = session_.trace(text, settings_from(settings), name, &m);

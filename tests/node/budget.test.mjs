@@ -154,6 +154,8 @@ test('missing or wrong-typed arguments are CoreErrors naming the argument, not T
   named(() => session.traceText('a b', { model: 7 }), 'bad_setting', 'model');
   named(() => session.traceText('a b', { seed: 5 }), 'bad_seed', 'seed');
   named(() => session.gradientRow('小猫吃鱼', 'x', 0, 0), 'bad_setting', 'settings');
+  named(() => session.gradientRow('小猫吃鱼', {}, 'x', 0), 'bad_setting', 'row');
+  named(() => session.gradientRow('小猫吃鱼', {}, 0, NaN), 'bad_setting', 'target');
 });
 
 test('training: a missing options object or a bad seed is bad_setting naming it', async () => {
