@@ -71,7 +71,8 @@ AttentionGrads attend_backward(const Trace& t, MatrixRef dOutput,
 }
 
 double tied_cross_entropy(MatrixRef Y, MatrixRef E, const std::vector<CopyTarget>& targets,
-                          float grad_scale, Matrix* dY, Matrix* dE) {
+                          float grad_scale, Matrix* dY, Matrix* dE,
+                          std::vector<float>* probabilities) {
   const Eigen::Index T = static_cast<Eigen::Index>(targets.size());
   const Eigen::Index V = E.rows(), d = E.cols();
   if (Y.cols() != d)
@@ -80,6 +81,7 @@ double tied_cross_entropy(MatrixRef Y, MatrixRef E, const std::vector<CopyTarget
     throw Error("shape_mismatch", "dY must have Y's shape");
   if (dE && (dE->rows() != V || dE->cols() != d))
     throw Error("shape_mismatch", "dE must have E's shape");
+  if (probabilities) probabilities->clear();
   if (T == 0) return 0.0;
   // gather the target rows: Yt is T x d_model
   Matrix Yt(T, d);
@@ -100,6 +102,7 @@ double tied_cross_entropy(MatrixRef Y, MatrixRef E, const std::vector<CopyTarget
     // -log p = log(sum exp(shifted)) - shifted_target; never log(0), even when p underflows
     loss += std::log(static_cast<double>(r.sum)) - static_cast<double>(logit - r.max);
     P.row(k) /= r.sum;
+    if (probabilities) probabilities->push_back(P(k, w));
   }
   if (dY || dE) {
     // dlogits = (softmax - onehot) * grad_scale: T x V

@@ -26,7 +26,8 @@ AttentionGrads attend_backward(const Trace& t, MatrixRef dOutput,
                                const std::vector<Matrix>* extra_dweights = nullptr);
 
 // The reverse of softmax_rows(x, temperature) for one matrix: given the forward result P
-// (rows sum to 1) and dL/dP, returns dL/dx = P .* (dP - rowsum(dP .* P)) / temperature. n x n.
+// (rows sum to 1) and dL/dP, returns dL/dx = P .* (dP - rowsum(dP .* P)) / temperature. Any
+// number of rows (n x n for a head's weights, 1 x n for one query's row in the explainer).
 Matrix softmax_rows_backward(MatrixRef P, MatrixRef dP, float temperature);
 
 // One row of Y must name one vocabulary word: logits = Y.row(row) E^T (1 x V), softmax, and
@@ -39,8 +40,11 @@ struct CopyTarget {
 // Sum over targets of -log softmax(Y.row(row) E^T)[word], returned in double. When dY / dE are
 // given, adds grad_scale times the gradient into them (dY: rows of Y x d_model, dE: V x d_model;
 // both must already have those shapes). E is tied: the same matrix embeds the input tokens.
+// probabilities, when given, gets softmax(Y.row(row) E^T)[word] for each target, in order.
+// The training loss, the evaluation and the explainer's one-row gradient all call this.
 double tied_cross_entropy(MatrixRef Y, MatrixRef E, const std::vector<CopyTarget>& targets,
-                          float grad_scale, Matrix* dY, Matrix* dE);
+                          float grad_scale, Matrix* dY, Matrix* dE,
+                          std::vector<float>* probabilities = nullptr);
 
 // Reverse of X.row(i) = E.row(ids[i]) (+ a constant): adds dX.row(i) into dE.row(ids[i]).
 void embedding_backward(const std::vector<int>& ids, MatrixRef dX, Matrix& dE);

@@ -1,12 +1,13 @@
 // explain.cpp: the reverse pass for a single output row, kept per head so the page can show it;
-// the sqrt(d_k) experiment on random vectors; reference model shapes.
+// the sqrt(d_k) experiment on random vectors; reference model shapes. The gradients themselves are
+// backward.hpp's (the training loss and the softmax reversed): none is written again here.
 #include "explain.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 
+#include "backward.hpp"
 #include "error.hpp"
 #include "rng.hpp"
 
@@ -25,18 +26,16 @@ RowGradient explain_gradient(const TextTrace& text, const TrainedModel& m, int r
   RowGradient g;
   g.row = row;
   g.target_word = target_word;
-  // logits = Y_i E^T (1 x V); p = softmax(logits); dL/dlogits = p - onehot(target)
+  // the training loss for this one target (backward.hpp): logits = Y_i E^T (1 x V),
+  // -log softmax(logits)[target], and dL/dY (only row i is non-zero)
   const Matrix& Y = text.network.norm_out.y;
-  const Matrix logits = Y.row(row) * m.E.transpose();
-  const RowVector p = softmax_rows(logits).row(0);
-  g.probability = p[target_word];
-  g.loss = -std::log(std::max(g.probability, std::numeric_limits<float>::min()));
-  RowVector dlogits = p;
-  dlogits[target_word] -= 1.0f;
-  // back through the read-out and the last feed-forward block: rows do not mix there, so only
-  // row i of dL/dA is non-zero
   Matrix dY = Matrix::Zero(Y.rows(), Y.cols());
-  dY.row(row) = dlogits * m.E;
+  std::vector<float> p;
+  g.loss =
+      static_cast<float>(tied_cross_entropy(Y, m.E, {{row, target_word}}, 1.0f, &dY, nullptr, &p));
+  g.probability = p[0];
+  // back through the last feed-forward block: rows do not mix there, so only row i of dL/dA is
+  // non-zero
   g.d_output = last_attention_output_grad(m.net, text.network, dY).row(row);  // 1 x d_model
   const RowVector d_concat = g.d_output * t.W_O.transpose();                  // 1 x h*d_k
   for (int h = 0; h < t.heads; ++h) {
@@ -44,10 +43,8 @@ RowGradient explain_gradient(const TextTrace& text, const TrainedModel& m, int r
     HeadGradient hg;
     const RowVector dO = d_concat.segment(h * t.d_k, t.d_k);  // 1 x d_k
     hg.d_weights = dO * H.V.transpose();                      // 1 x n
-    // softmax reverse for one row: P .* (dP - sum(dP .* P)) / temperature
-    const RowVector P = H.weights.row(row);
-    const float dot = P.cwiseProduct(hg.d_weights).sum();
-    hg.d_scores = (P.array() * (hg.d_weights.array() - dot) / t.options.temperature).matrix();
+    // the softmax reversed for row i alone (backward.hpp): 1 x n
+    hg.d_scores = softmax_rows_backward(H.weights.row(row), hg.d_weights, t.options.temperature);
     g.head.push_back(std::move(hg));
   }
   return g;

@@ -23,7 +23,7 @@ struct HeadGradient {
 struct RowGradient {
   int row = 0;            // the query token i
   int target_word = 0;    // vocabulary row the output at i should name
-  float loss = 0;         // -log p(target)
+  float loss = 0;         // -log p(target): the training loss (tied_cross_entropy) of this row
   float probability = 0;  // p(target) = softmax(output_i E^T)[target]
   RowVector d_output;     // 1 x d_model: dL/dA_i, A the last layer's attention output
   std::vector<HeadGradient> head;
