@@ -1,5 +1,5 @@
-// qkv: the native command line over the attention core. Text or JSON in, JSON out.
-// Errors: exit status 2 and one line on stderr. Not a server and not the page.
+// main.cpp: qkv, the native command line over the attention core: text or JSON in, JSON out
+// (json_io.hpp writes it). Errors: exit status 2 and one line on stderr. Not a server or the page.
 #include <cerrno>
 #include <cmath>
 #include <cstdint>

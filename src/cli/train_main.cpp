@@ -1,7 +1,7 @@
-// qkv-train: trains the default attention model from the lexicon and the generated corpus and
-// writes the .apm file; `qkv-train annotate MODEL NOTES.tsv` stores measured head notes and numbers
-// in a model file (scripts/train runs scripts/eval, then this). Native only; not part of the page
-// or of the qkv CLI. Errors: exit status 2 and one line on stderr.
+// train_main.cpp: qkv-train, which trains the default attention model from the lexicon and the
+// generated corpus and writes the .apm file; `qkv-train annotate MODEL NOTES.tsv` stores measured
+// head notes and numbers in a model file (scripts/train runs scripts/eval, then this). Native only;
+// not part of the page or of the qkv CLI. Errors: exit status 2 and one line on stderr.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

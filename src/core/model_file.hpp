@@ -18,8 +18,8 @@
 //   each rows x cols f16, row-major
 //   crc32    u32      CRC-32 (IEEE) of every byte before it
 // string = u32 byte length + UTF-8 bytes. A note holds a role name and numbers, never prose: the
-// page words each role in its locale files. Halves keep the file small (the default model is
-// 107 KB); every reader (the CLI, the page) computes with the same rounded weights.
+// page words each role in its locale files. Halves keep the file small (two bytes a weight, not
+// four); every reader (the CLI, the page) computes with the same rounded weights.
 #pragma once
 #include <cstddef>
 #include <cstdint>

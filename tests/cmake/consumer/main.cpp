@@ -1,7 +1,8 @@
-// A program that uses the attention core as a library: it tokenizes and traces the seed article's
-// sentence with the article's NumPy program ("numpy" model) and compares the attention weights
-// with NumPy's own run of that program (reference.hpp, generated from the test fixture), then
-// traces with the trained model compiled into the library.
+// main.cpp: a program that uses the attention core as a library: it tokenizes and traces the seed
+// article's sentence with the article's NumPy program ("numpy" model) and compares the attention
+// weights with NumPy's own run of that program (reference.hpp, generated from the test fixture),
+// then traces with the trained model compiled into the library. Not a test of the core's maths
+// (tests/core does that): it proves the installed headers, targets and package link and run.
 #include <attention_playground/ap_version.hpp>
 #include <attention_playground/numpy_example.hpp>
 #include <attention_playground/session.hpp>
