@@ -424,7 +424,8 @@ export async function loadCore(options = {}) {
 }
 
 /** Node (tests, benchmarks): loads the split build from a directory. name = 'attention' (the
- *  page's module) or 'attention-train' (adds training and the benchmark entry points). */
+ *  page's module) or 'attention-train' (adds training), from web/wasm; or 'attention-test' (adds
+ *  the bench-and-test entry points too), from build/wasm. */
 export async function loadCoreNode(dir, name = 'attention') {
   const { createRequire } = await import('node:module');
   const fs = await import('node:fs');

@@ -87,7 +87,8 @@ for (const [name, dir] of [
 }
 
 // ---- WebAssembly in Node ----
-const core = await loadCoreNode(path.join(root, 'web/wasm'), 'attention-train');
+// the timing loops and heapStats are bench-and-test exports: attention-test (build/wasm)
+const core = await loadCoreNode(path.join(root, 'build/wasm'), 'attention-test');
 const mod = core.module;
 const rand = (len, seed) => {
   let s = seed >>> 0 || 1;

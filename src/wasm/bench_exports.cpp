@@ -1,6 +1,6 @@
-// bench_exports.cpp: entry points for tests/node/gemm.test.mjs and scripts/bench only (Embind),
-// linked into attention-train.js and never into the page's module: the matrix-product paths side
-// by side, timing loops run inside wasm (bench.hpp) and the malloc heap's size.
+// bench_exports.cpp: entry points for the node tests and scripts/bench only (Embind), linked into
+// attention-test (build/wasm) and never into a shipped module: the matrix-product paths side by
+// side, timing loops run inside wasm (bench.hpp) and the malloc heap's size.
 #include <emscripten/bind.h>
 #include <malloc.h>
 

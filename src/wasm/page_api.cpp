@@ -1,8 +1,8 @@
 // page_api.cpp: the operations the page calls (Embind): a Session per playground (traceText,
 // gradientRow, its custom model), and the stateless tokenize, attend, softmax and dot-product
 // steps and limits(). Converts (convert.hpp) and computes nothing itself; keeps no state outside
-// a Session. Built into every module; training.cpp adds to it in attention-full and
-// attention-train, and bench_exports.cpp in attention-train.
+// a Session. Built into every module; training.cpp adds to it in attention-full, attention-train
+// and attention-test, and bench_exports.cpp in attention-test only.
 #include <emscripten/bind.h>
 
 #include <climits>

@@ -186,7 +186,8 @@ test('training: a missing options object or a bad seed is bad_setting naming it'
 });
 
 test('refused calls leak nothing: a throwing getter, a wrong-typed seed, 10,000 times each', async () => {
-  const tc = await loadCoreNode(wasmDir, 'attention-train');
+  // heapStats is a bench-and-test export: attention-test (build/wasm) has it
+  const tc = await loadCoreNode(path.join(root, 'build/wasm'), 'attention-test');
   const m = tc.module;
   const session = new m.Session();
   const calls = {

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { loadCoreNode } from '../../web/core.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const core = await loadCoreNode(path.join(root, 'web/wasm'), 'attention-train');
+// the matrix-product paths are bench-and-test exports: only attention-test (build/wasm) has them
+const core = await loadCoreNode(path.join(root, 'build/wasm'), 'attention-test');
 const mod = core.module;
 
 // deterministic normals (xorshift + Box-Muller), so a failure names a reproducible shape

@@ -429,7 +429,7 @@ test('each Core has its own session: custom models and random-weight caches do n
 });
 
 test('closing sessions frees their memory: 100 sessions with random weights leave the heap flat', async () => {
-  const tc = await loadCoreNode(path.join(root, 'web/wasm'), 'attention-train');
+  const tc = await loadCoreNode(path.join(root, 'build/wasm'), 'attention-test'); // heapStats
   const big = { model: 'random', d_model: 128, heads: 4, d_k: 32 }; // 4 x 128 x 128 floats: 256 KiB
   const open = () => {
     const c = new Core(tc.module);
