@@ -82,21 +82,38 @@ export interface Trace {
 
 /** The core's limits (limits()'s fields). */
 export interface Limits {
-  maxTokens: number;
-  defaultMaxTokens: number;
-  maxDModel: number;
-  maxHeads: number;
-  maxLayers: number;
-  maxTemperature: number;
-  maxTextBytes: number;
-  maxHeadWidth: number;
-  maxScores: number;
-  maxVectorLength: number;
-  maxModelBytes: number;
-  maxMatrixSide: number;
-  maxSeed: string;
+  max_tokens: number;
+  default_max_tokens: number;
+  max_d_model: number;
+  max_heads: number;
+  max_layers: number;
+  max_temperature: number;
+  max_text_bytes: number;
+  max_head_width: number;
+  max_scores: number;
+  max_vector_length: number;
+  max_model_bytes: number;
+  max_matrix_side: number;
+  max_seed: string;
   models: string[];
   [field: string]: unknown;
+}
+
+/** scaleDemo's result: every q . k drawn and their statistics (src/core/explain.hpp ScaleDemo). */
+export interface ScaleDemo {
+  d_k: number;
+  keys: number;
+  rows: number;
+  sqrt_d_k: number;
+  dots: Float32Array;
+  mean: number;
+  spread: number;
+  spread_scaled: number;
+  top_raw: number;
+  top_scaled: number;
+  range: number;
+  hist_raw: number[];
+  hist_scaled: number[];
 }
 
 export interface SoftmaxSteps {
@@ -193,9 +210,12 @@ export class Core {
     rows: number,
     seed?: string | number,
     bins?: number,
-  ): Record<string, unknown>;
+  ): ScaleDemo;
   /** Facts kept in the core for the explanations (scale-demo widths, reference shapes). */
-  explainFacts(): Record<string, unknown>;
+  explainFacts(): {
+    scale_demo_dks: number[];
+    reference_shapes: { name: string; heads: number; d_k: number; d_model: number }[];
+  };
   /** Loads .apm bytes as this Core's 'custom' model. */
   setCustomModel(bytes: Uint8Array): { model: Record<string, unknown> };
   hasCustomModel(): boolean;

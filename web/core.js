@@ -122,7 +122,7 @@ export const DEFAULT_SETTINGS = DEFAULTS;
 export const MODELS = Object.freeze([...LIMITS.models]);
 
 /** The largest seed: the core's random generator takes an unsigned 64-bit seed. */
-export const MAX_SEED = BigInt(LIMITS.maxSeed);
+export const MAX_SEED = BigInt(LIMITS.max_seed);
 
 /** The core's limits (limits()'s fields), known before the module loads. */
 export { LIMITS };
@@ -173,8 +173,8 @@ export class Core {
 
   /** -> {tokens: [text], token_details: [{text, kind, known, byte_begin, byte_end}]} */
   tokenize(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
-    checkText(text, this.lim.maxTextBytes);
-    checkInt('max_tokens', maxTokens, 1, this.lim.maxTokens);
+    checkText(text, this.lim.max_text_bytes);
+    checkInt('max_tokens', maxTokens, 1, this.lim.max_tokens);
     return unwrap(this.module.tokenize(text, maxTokens));
   }
 
@@ -182,7 +182,7 @@ export class Core {
    *  -> [{pronoun, category, candidates: [token index, ...]}] */
   sameKindCandidates(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
     checkText(text);
-    checkInt('max_tokens', maxTokens, 1, this.lim.maxTokens);
+    checkInt('max_tokens', maxTokens, 1, this.lim.max_tokens);
     return unwrap(this.module.sameKindCandidates(text, maxTokens)).same_kind;
   }
 
@@ -194,17 +194,17 @@ export class Core {
    *  detail {layers: false}: without `layers` (every layer's matrices, most of a trained model's
    *  trace); the page asks for them only while it shows a layer other than the last. */
   trace(text, settings = {}, detail = undefined) {
-    checkText(text, this.lim.maxTextBytes);
+    checkText(text, this.lim.max_text_bytes);
     const s = { ...DEFAULT_SETTINGS, ...checkObject('settings', settings) };
-    checkInt('d_model', s.d_model, 1, this.lim.maxDModel);
-    checkInt('heads', s.heads, 1, this.lim.maxHeads);
-    checkInt('d_k', s.d_k, 0, this.lim.maxHeadWidth);
+    checkInt('d_model', s.d_model, 1, this.lim.max_d_model);
+    checkInt('heads', s.heads, 1, this.lim.max_heads);
+    checkInt('d_k', s.d_k, 0, this.lim.max_head_width);
     checkBool('causal', s.causal);
     checkBool('scale', s.scale);
     checkBool('tie_qk', s.tie_qk);
     checkBool('positions', s.positions);
-    checkNumber('temperature', s.temperature, Number.MIN_VALUE, this.lim.maxTemperature);
-    checkInt('max_tokens', s.max_tokens, 1, this.lim.maxTokens);
+    checkNumber('temperature', s.temperature, Number.MIN_VALUE, this.lim.max_temperature);
+    checkInt('max_tokens', s.max_tokens, 1, this.lim.max_tokens);
     const seed = String(s.seed); // the core checks it (bad_seed)
     if (!MODELS.includes(s.model)) {
       throw new CoreError(
@@ -241,10 +241,10 @@ export class Core {
   setCustomModel(bytes) {
     if (!(bytes instanceof Uint8Array))
       throw new CoreError('bad_model', 'model bytes must be a Uint8Array');
-    if (bytes.length > this.lim.maxModelBytes) {
+    if (bytes.length > this.lim.max_model_bytes) {
       throw new CoreError(
         'model_too_large',
-        `the model has ${bytes.length} bytes; the limit is ${this.lim.maxModelBytes}`,
+        `the model has ${bytes.length} bytes; the limit is ${this.lim.max_model_bytes}`,
       );
     }
     return unwrap(this.live().setCustomModel(bytes));
@@ -313,19 +313,19 @@ export class Core {
       return { rows: m.rows, cols: m.cols, data };
     };
     const x = {
-      X: mat('X', input.X, L.maxScores, L.maxDModel),
-      W_Q: mat('W_Q', input.W_Q, L.maxDModel, L.maxHeadWidth),
-      W_K: mat('W_K', input.W_K, L.maxDModel, L.maxHeadWidth),
-      W_V: mat('W_V', input.W_V, L.maxDModel, L.maxHeadWidth),
-      W_O: mat('W_O', input.W_O, L.maxHeadWidth, L.maxDModel, true),
-      heads: checkInt('heads', input.heads ?? 1, 1, this.lim.maxHeads),
+      X: mat('X', input.X, L.max_scores, L.max_d_model),
+      W_Q: mat('W_Q', input.W_Q, L.max_d_model, L.max_head_width),
+      W_K: mat('W_K', input.W_K, L.max_d_model, L.max_head_width),
+      W_V: mat('W_V', input.W_V, L.max_d_model, L.max_head_width),
+      W_O: mat('W_O', input.W_O, L.max_head_width, L.max_d_model, true),
+      heads: checkInt('heads', input.heads ?? 1, 1, this.lim.max_heads),
       causal: checkBool('causal', input.causal ?? false),
       scale: checkBool('scale', input.scale ?? true),
       temperature: checkNumber(
         'temperature',
         input.temperature ?? 1,
         Number.MIN_VALUE,
-        this.lim.maxTemperature,
+        this.lim.max_temperature,
       ),
     };
     return unwrap(this.module.attend(x));
@@ -333,26 +333,27 @@ export class Core {
 
   /** One row's softmax, step by step: {input, max, shifted, exps, sum, weights}. -Infinity = masked. */
   softmaxSteps(scores, temperature = 1) {
-    checkNumber('temperature', temperature, Number.MIN_VALUE, this.lim.maxTemperature);
+    checkNumber('temperature', temperature, Number.MIN_VALUE, this.lim.max_temperature);
     return unwrap(
-      this.module.softmaxSteps(toF32('scores', scores, this.lim.maxScores), temperature),
+      this.module.softmaxSteps(toF32('scores', scores, this.lim.max_scores), temperature),
     );
   }
 
   /** One score cell: {products, dot, norm_q, norm_k, cosine, angle_degrees, scaled}. */
   dotSteps(q, k) {
-    const max = this.lim.maxVectorLength;
+    const max = this.lim.max_vector_length;
     return unwrap(this.module.dotSteps(toF32('q', q, max), toF32('k', k, max)));
   }
 
   /** max - min over the finite entries of a row. */
   finiteRange(row) {
-    return unwrap(this.module.finiteRange(toF32('row', row, this.lim.maxVectorLength))).value;
+    return unwrap(this.module.finiteRange(toF32('row', row, this.lim.max_vector_length))).value;
   }
 
   /** The "why √d_k" experiment: `rows` random queries, each against `keys` random keys, with d_k
-   *  independent N(0, 1) entries. -> {dK, keys, rows, sqrtDk, dots, mean, spread, spreadScaled,
-   *  topRaw, topScaled, range, histRaw, histScaled} (histograms share the bins of [-range, range]). */
+   *  independent N(0, 1) entries. -> {d_k, keys, rows, sqrt_d_k, dots, mean, spread,
+   *  spread_scaled, top_raw, top_scaled, range, hist_raw, hist_scaled} (histograms share the
+   *  bins of [-range, range]). */
   scaleDemo(dK, keys, rows, seed = DEFAULT_SETTINGS.seed, bins = 41) {
     for (const [name, v] of [
       ['dK', dK],
@@ -364,8 +365,8 @@ export class Core {
     return unwrap(this.module.scaleDemo(dK, keys, rows, String(seed), bins)); // seed: the core checks
   }
 
-  /** Facts kept in the core for the explanations: {scaleDemoDks: [2, 4, ..., 1024],
-   *  referenceShapes: [{name, heads, dK, dModel}]} (BERT-base, GPT-3). */
+  /** Facts kept in the core for the explanations: {scale_demo_dks: [2, 4, ..., 1024],
+   *  reference_shapes: [{name, heads, d_k, d_model}]} (BERT-base, GPT-3). */
   explainFacts() {
     return this.facts;
   }

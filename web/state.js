@@ -121,14 +121,14 @@ export const TABLE = Object.freeze([
     type: 'int',
     def: D.max_tokens,
     min: 1,
-    max: LIMITS.maxTokens,
+    max: LIMITS.max_tokens,
     core: 'max_tokens',
   }, // the token cap
   { name: 'step', type: 'int', def: 1, min: 1, max: STAGES.length },
   { name: 'head', type: 'int', def: 0, min: 0, max: 7 },
   // the layer the stages show, 0-based; -1: the last (a trained model's; random weights have one)
-  { name: 'layer', type: 'int', def: -1, min: -1, max: LIMITS.maxLayers - 1 },
-  { name: 'q', type: 'int', def: -1, min: -1, max: LIMITS.maxTokens - 1 }, // -1: the pronoun (它, it) if any, else 0
+  { name: 'layer', type: 'int', def: -1, min: -1, max: LIMITS.max_layers - 1 },
+  { name: 'q', type: 'int', def: -1, min: -1, max: LIMITS.max_tokens - 1 }, // -1: the pronoun (它, it) if any, else 0
   // guess the followed token's top key before its weights show; null: on in the page, off in embeds
   { name: 'predict', type: 'bool', def: null },
   { name: 'lang', type: 'enum', def: '', values: LANGS },

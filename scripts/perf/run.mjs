@@ -288,10 +288,10 @@ out.targets = {
   wasm64Under0_2ms: { value: small.wasm.min, met: small.wasm.min < 0.2 },
   noWasmHeapGrowth1MB: {
     value: mem.after.wasmMemory - mem.before.wasmMemory,
-    inUseDelta: mem.after.wasm.inUse - mem.before.wasm.inUse,
+    inUseDelta: mem.after.wasm.in_use - mem.before.wasm.in_use,
     met:
       mem.after.wasmMemory - mem.before.wasmMemory <= 1 << 20 &&
-      mem.after.wasm.inUse - mem.before.wasm.inUse <= 1 << 20,
+      mem.after.wasm.in_use - mem.before.wasm.in_use <= 1 << 20,
   },
 };
 if (out.page && out.page.keystrokeWorst) {
@@ -395,7 +395,7 @@ lines.push(
 lines.push(`training step: ${out.training}`);
 lines.push(
   `memory (Node, ${mem.recomputations} x core.trace at 64 tokens, d_model 64, 8 heads, ${f1(mem.msEach)} ms each): ` +
-    `wasm memory ${mem.before.wasmMemory} -> ${mem.after.wasmMemory} B, malloc in use ${mem.before.wasm.inUse} -> ${mem.after.wasm.inUse} B, ` +
+    `wasm memory ${mem.before.wasmMemory} -> ${mem.after.wasmMemory} B, malloc in use ${mem.before.wasm.in_use} -> ${mem.after.wasm.in_use} B, ` +
     `JS heap ${(mem.before.jsHeapUsed / 1e6).toFixed(2)} -> ${(mem.after.jsHeapUsed / 1e6).toFixed(2)} MB`,
 );
 if (out.page && !out.page.error) {

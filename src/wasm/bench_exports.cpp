@@ -54,7 +54,7 @@ val js_bench_gemm(int m, int k, int n, int iters) { return f64_copy(bench_gemm(m
 val js_heap_stats() {
   const struct mallinfo mi = mallinfo();
   val o = val::object();
-  o.set(js_name("inUse"), static_cast<double>(mi.uordblks));
+  o.set(js_name("in_use"), static_cast<double>(mi.uordblks));
   o.set(js_name("total"), static_cast<double>(mi.arena));
   return o;
 }

@@ -242,19 +242,19 @@ val js_scale_demo(int d_k, int keys, int rows, const std::string& seed, int bins
   return guarded([&] {
     const ScaleDemo d = scale_demo(d_k, keys, rows, parse_seed(seed), bins);
     val o = ok();
-    o.set(js_name("dK"), d.d_k);
+    o.set(js_name("d_k"), d.d_k);
     o.set(js_name("keys"), d.keys);
     o.set(js_name("rows"), d.rows);
-    o.set(js_name("sqrtDk"), d.sqrt_d_k);
+    o.set(js_name("sqrt_d_k"), d.sqrt_d_k);
     o.set(js_name("dots"), row(d.dots));
     o.set(js_name("mean"), d.mean);
     o.set(js_name("spread"), d.spread);
-    o.set(js_name("spreadScaled"), d.spread_scaled);
-    o.set(js_name("topRaw"), d.top_raw);
-    o.set(js_name("topScaled"), d.top_scaled);
+    o.set(js_name("spread_scaled"), d.spread_scaled);
+    o.set(js_name("top_raw"), d.top_raw);
+    o.set(js_name("top_scaled"), d.top_scaled);
     o.set(js_name("range"), d.range);
-    o.set(js_name("histRaw"), val::array(d.hist_raw));
-    o.set(js_name("histScaled"), val::array(d.hist_scaled));
+    o.set(js_name("hist_raw"), val::array(d.hist_raw));
+    o.set(js_name("hist_scaled"), val::array(d.hist_scaled));
     return o;
   });
 }
@@ -262,17 +262,17 @@ val js_scale_demo(int d_k, int keys, int rows, const std::string& seed, int bins
 // The d_k values of the experiment and the published model shapes (explain.hpp).
 val js_explain_facts() {
   val o = val::object();
-  o.set(js_name("scaleDemoDks"), val::array(scale_demo_dks()));
+  o.set(js_name("scale_demo_dks"), val::array(scale_demo_dks()));
   val shapes = val::array();
   for (const ModelShape& m : reference_shapes()) {
     val x = val::object();
     x.set(js_name("name"), m.name);
     x.set(js_name("heads"), m.heads);
-    x.set(js_name("dK"), m.d_k);
-    x.set(js_name("dModel"), m.d_model);
+    x.set(js_name("d_k"), m.d_k);
+    x.set(js_name("d_model"), m.d_model);
     shapes.call<void>("push", x);
   }
-  o.set(js_name("referenceShapes"), shapes);
+  o.set(js_name("reference_shapes"), shapes);
   return o;
 }
 
@@ -285,19 +285,19 @@ val js_models() {
 
 val js_limits() {
   val o = val::object();
-  o.set(js_name("maxTokens"), kMaxTokensLimit);
-  o.set(js_name("defaultMaxTokens"), kDefaultMaxTokens);
-  o.set(js_name("maxDModel"), kMaxDModel);
-  o.set(js_name("maxHeads"), kMaxHeads);
-  o.set(js_name("maxLayers"), kMaxLayers);
-  o.set(js_name("maxTemperature"), kMaxTemperature);
-  o.set(js_name("maxTextBytes"), static_cast<double>(kMaxTextBytes));
-  o.set(js_name("maxHeadWidth"), kMaxHeadWidth);
-  o.set(js_name("maxScores"), kMaxSequence);
-  o.set(js_name("maxVectorLength"), kMaxVectorLength);
-  o.set(js_name("maxModelBytes"), static_cast<double>(kMaxModelBytes));
-  o.set(js_name("maxMatrixSide"), kMaxMatrixSide);
-  o.set(js_name("maxSeed"), std::to_string(kMaxSeed));  // a decimal string: JS numbers are doubles
+  o.set(js_name("max_tokens"), kMaxTokensLimit);
+  o.set(js_name("default_max_tokens"), kDefaultMaxTokens);
+  o.set(js_name("max_d_model"), kMaxDModel);
+  o.set(js_name("max_heads"), kMaxHeads);
+  o.set(js_name("max_layers"), kMaxLayers);
+  o.set(js_name("max_temperature"), kMaxTemperature);
+  o.set(js_name("max_text_bytes"), static_cast<double>(kMaxTextBytes));
+  o.set(js_name("max_head_width"), kMaxHeadWidth);
+  o.set(js_name("max_scores"), kMaxSequence);
+  o.set(js_name("max_vector_length"), kMaxVectorLength);
+  o.set(js_name("max_model_bytes"), static_cast<double>(kMaxModelBytes));
+  o.set(js_name("max_matrix_side"), kMaxMatrixSide);
+  o.set(js_name("max_seed"), std::to_string(kMaxSeed));  // a decimal string: JS numbers are doubles
   val models = val::array();
   for (const ModelKind& k : kModels) models.call<void>("push", val(k.name));
   o.set(js_name("models"), models);

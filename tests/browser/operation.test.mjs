@@ -476,21 +476,29 @@ test("√d_k experiment: histogram and table are core.scaleDemo's draws, next to
   const keys = +(await page.getAttribute('#stage-body .scale-demo', 'data-keys'));
   const rows = +(await page.getAttribute('#stage-body .scale-demo', 'data-rows'));
   assert.equal(keys, tr.config.n, 'rows as long as the sentence');
-  const { scaleDemoDks } = core.explainFacts();
-  const runs = scaleDemoDks.map((dk) => core.scaleDemo(dk, keys, rows, '42', 41));
+  const { scale_demo_dks: dks } = core.explainFacts();
+  const runs = dks.map((dk) => core.scaleDemo(dk, keys, rows, '42', 41));
   const cells = await page.$$eval('#stage-body td[data-matrix="scaleDemo"]', (l) =>
     l.map((e) => [Number(e.dataset.row), e.dataset.col, Number(e.dataset.value)]),
   );
-  assert.equal(cells.length, scaleDemoDks.length * 6);
-  for (const [dk, col, v] of cells)
-    close(v, runs[scaleDemoDks.indexOf(dk)][col === 'dk' ? 'dK' : col], `d_k ${dk} ${col}`);
+  assert.equal(cells.length, dks.length * 6);
+  // the table's columns (data-col) and the fields of scaleDemo's result they show
+  const FIELD = {
+    dk: 'd_k',
+    sqrtDk: 'sqrt_d_k',
+    spread: 'spread',
+    spreadScaled: 'spread_scaled',
+    topRaw: 'top_raw',
+    topScaled: 'top_scaled',
+  };
+  for (const [dk, col, v] of cells) close(v, runs[dks.indexOf(dk)][FIELD[col]], `d_k ${dk} ${col}`);
   // the spread grows like √d_k: from under 2 at d_k = 2 to about 32 at 1024 (the core's numbers)
   assert.ok(runs[0].spread < 2.5 && runs.at(-1).spread > 28);
   // "about 1, as in every row of the table" (sdemo.scaled)
   for (const r of runs)
-    assert.ok(Math.abs(r.spreadScaled - 1) < 0.15, `d_k ${r.dK}: ${r.spreadScaled}`);
+    assert.ok(Math.abs(r.spread_scaled - 1) < 0.15, `d_k ${r.d_k}: ${r.spread_scaled}`);
   // the slider picks a d_k: the histogram bars are that run's counts
-  for (const i of [0, scaleDemoDks.length - 1]) {
+  for (const i of [0, dks.length - 1]) {
     await page.$eval(
       '#stage-body .sd-slider',
       (e, v) => {
@@ -499,27 +507,27 @@ test("√d_k experiment: histogram and table are core.scaleDemo's draws, next to
       },
       i,
     );
-    await page.waitForSelector(`#stage-body .scale-demo[data-dk="${scaleDemoDks[i]}"]`);
+    await page.waitForSelector(`#stage-body .scale-demo[data-dk="${dks[i]}"]`);
     const raw = await page.$$eval('#stage-body .sd-raw', (l) =>
       l.map((e) => Number(e.dataset.count)),
     );
     const sc = await page.$$eval('#stage-body .sd-scaled', (l) =>
       l.map((e) => Number(e.dataset.count)),
     );
-    assert.deepEqual(raw, [...runs[i].histRaw]);
-    assert.deepEqual(sc, [...runs[i].histScaled]);
+    assert.deepEqual(raw, [...runs[i].hist_raw]);
+    assert.deepEqual(sc, [...runs[i].hist_scaled]);
     const facts = await page.$$eval('#stage-body .sd-facts li', (l) => l.map((e) => e.textContent));
     assert.equal(
       facts[0],
       say('sdemo.spread', {
-        dk: runs[i].dK,
+        dk: runs[i].d_k,
         spread: fmt(runs[i].spread, 2),
-        root: fmt(runs[i].sqrtDk, 2),
+        root: fmt(runs[i].sqrt_d_k, 2),
       }),
     );
     assert.equal(
       facts[2],
-      say('sdemo.top', { keys, raw: pct(runs[i].topRaw), scaled: pct(runs[i].topScaled) }),
+      say('sdemo.top', { keys, raw: pct(runs[i].top_raw), scaled: pct(runs[i].top_scaled) }),
     );
   }
   // the learner's own d_k (16) is the marked row

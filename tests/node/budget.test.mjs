@@ -46,7 +46,7 @@ test('oversized arguments are refused before any copy: memory stays within the b
   const cases = [
     // through Core
     [
-      () => core.setCustomModel(new Uint8Array(lim.maxModelBytes + 1)),
+      () => core.setCustomModel(new Uint8Array(lim.max_model_bytes + 1)),
       'model_too_large',
       'Core.setCustomModel(65 MB)',
     ],
@@ -220,7 +220,7 @@ test('refused calls leak nothing: a throwing getter, a wrong-typed seed, 10,000 
         /* the getter's own error */
       }
     }
-    const heap0 = m.heapStats().inUse;
+    const heap0 = m.heapStats().in_use;
     const handles0 = m.count_emval_handles();
     for (let i = 0; i < 10000; i++) {
       try {
@@ -229,7 +229,7 @@ test('refused calls leak nothing: a throwing getter, a wrong-typed seed, 10,000 
         /* the getter's own error */
       }
     }
-    assert.equal(m.heapStats().inUse - heap0, 0, `${what}: malloc'd bytes grew`);
+    assert.equal(m.heapStats().in_use - heap0, 0, `${what}: malloc'd bytes grew`);
     assert.equal(m.count_emval_handles() - handles0, 0, `${what}: Embind handles grew`);
   }
 });

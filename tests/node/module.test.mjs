@@ -190,10 +190,10 @@ test('defaults and limits have one home, the core: the generated facts, core.js 
   const state = defaults();
   for (const e of TABLE.filter((x) => x.core)) {
     assert.equal(state[e.name], DEFAULTS[e.core], e.name);
-    if (e.max !== undefined && e.core === 'heads') assert.ok(e.max <= LIMITS.maxHeads);
-    if (e.max !== undefined && e.core === 'd_model') assert.ok(e.max <= LIMITS.maxDModel);
+    if (e.max !== undefined && e.core === 'heads') assert.ok(e.max <= LIMITS.max_heads);
+    if (e.max !== undefined && e.core === 'd_model') assert.ok(e.max <= LIMITS.max_d_model);
   }
-  assert.equal(TABLE.find((e) => e.name === 'max').max, LIMITS.maxTokens);
+  assert.equal(TABLE.find((e) => e.name === 'max').max, LIMITS.max_tokens);
   // one seed rule, the core's: the module and the CLI refuse the same seeds
   for (const bad of ['-1', '18446744073709551616', '1e3', '', '123456789012345678901', ' 4']) {
     assert.throws(
@@ -437,9 +437,9 @@ test('closing sessions frees their memory: 100 sessions with random weights leav
     return c;
   };
   open().close();
-  const before = tc.module.heapStats().inUse;
+  const before = tc.module.heapStats().in_use;
   for (let i = 0; i < 100; i++) open().close();
-  const after = tc.module.heapStats().inUse;
+  const after = tc.module.heapStats().in_use;
   assert.ok(after - before < 64 * 1024, `heap in use grew by ${after - before} bytes`);
   tc.close();
 });
@@ -469,10 +469,10 @@ test('random weights drawn once per settings: changing and restoring a setting g
 });
 
 test('the √d_k experiment: statistics and histograms agree with NumPy on the same samples', () => {
-  const { scaleDemoDks, referenceShapes } = core.explainFacts();
-  assert.deepEqual(scaleDemoDks, [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]);
+  const { scale_demo_dks, reference_shapes } = core.explainFacts();
+  assert.deepEqual(scale_demo_dks, [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]);
   assert.deepEqual(
-    referenceShapes.map((s) => [s.name, s.heads, s.dK, s.dModel]),
+    reference_shapes.map((s) => [s.name, s.heads, s.d_k, s.d_model]),
     [
       ['BERT-base', 12, 64, 768],
       ['GPT-3', 96, 128, 12288],
@@ -489,31 +489,31 @@ for r in json.load(sys.stdin):
         e = np.exp(x - x.max(axis=1, keepdims=True))
         return float((e / e.sum(axis=1, keepdims=True)).max(axis=1).mean())
     rng = float(np.abs(d).max())
-    out.append({'mean': float(d.mean()), 'spread': float(d.std()), 'spreadScaled': float((d / np.sqrt(r['dK'])).std()),
-                'topRaw': top(rows), 'topScaled': top(rows / np.sqrt(r['dK'])), 'range': rng,
-                'histRaw': np.histogram(d, bins=21, range=(-rng, rng))[0].tolist(),
-                'histScaled': np.histogram((np.array(r['dots'], dtype=np.float32) / np.float32(np.sqrt(r['dK']))).astype(np.float64), bins=21, range=(-rng, rng))[0].tolist()})
+    out.append({'mean': float(d.mean()), 'spread': float(d.std()), 'spread_scaled': float((d / np.sqrt(r['d_k'])).std()),
+                'top_raw': top(rows), 'top_scaled': top(rows / np.sqrt(r['d_k'])), 'range': rng,
+                'hist_raw': np.histogram(d, bins=21, range=(-rng, rng))[0].tolist(),
+                'hist_scaled': np.histogram((np.array(r['dots'], dtype=np.float32) / np.float32(np.sqrt(r['d_k']))).astype(np.float64), bins=21, range=(-rng, rng))[0].tolist()})
 print(json.dumps(out))`;
   const input = JSON.stringify(
-    runs.map((r) => ({ dots: [...r.dots], rows: r.rows, keys: r.keys, dK: r.dK })),
+    runs.map((r) => ({ dots: [...r.dots], rows: r.rows, keys: r.keys, d_k: r.d_k })),
   );
   const ref = JSON.parse(execFileSync('/usr/bin/python3', ['-c', py], { input, encoding: 'utf8' }));
   runs.forEach((r, i) => {
     const want = ref[i];
     assert.equal(r.dots.length, 7 * 64);
-    for (const k of ['mean', 'spread', 'spreadScaled', 'topRaw', 'topScaled', 'range']) {
+    for (const k of ['mean', 'spread', 'spread_scaled', 'top_raw', 'top_scaled', 'range']) {
       assert.ok(
         Math.abs(r[k] - want[k]) <= 1e-4 * Math.max(1, Math.abs(want[k])),
-        `d_k ${r.dK} ${k}: ${r[k]} vs NumPy ${want[k]}`,
+        `d_k ${r.d_k} ${k}: ${r[k]} vs NumPy ${want[k]}`,
       );
     }
-    assert.deepEqual(r.histRaw, want.histRaw, `d_k ${r.dK} raw histogram`);
-    assert.deepEqual(r.histScaled, want.histScaled, `d_k ${r.dK} scaled histogram`);
+    assert.deepEqual(r.hist_raw, want.hist_raw, `d_k ${r.d_k} raw histogram`);
+    assert.deepEqual(r.hist_scaled, want.hist_scaled, `d_k ${r.d_k} scaled histogram`);
   });
   // the point of the experiment, on these samples: the spread grows with d_k, scaling keeps it
   assert.ok(runs[2].spread > 10 * runs[0].spread);
-  assert.ok(Math.abs(runs[2].spreadScaled - 1) < 0.15);
-  assert.ok(runs[2].topRaw > 0.95 && runs[2].topScaled < 0.8);
+  assert.ok(Math.abs(runs[2].spread_scaled - 1) < 0.15);
+  assert.ok(runs[2].top_raw > 0.95 && runs[2].top_scaled < 0.8);
   assert.throws(() => core.scaleDemo(0, 7, 64), CoreError);
   assert.throws(
     () => core.scaleDemo(64, 7, 64, 'x'),

@@ -1,5 +1,5 @@
 // head-shapes.js: multi-head attention at real scale, under stage 9. The learner's model next to
-// BERT-base and GPT-3 (shapes kept in the core: core.explainFacts().referenceShapes): h heads of
+// BERT-base and GPT-3 (shapes kept in the core: core.explainFacts().reference_shapes): h heads of
 // d_k columns each make h · d_k = d_model, and head i's slice of W_Q is its own d_k columns.
 // Each model's W_Q is drawn as one strip cut into its heads' slices. Drawing only.
 import { el, svg, setText, writeOnce } from './util.js';
@@ -62,12 +62,12 @@ export class HeadShapes {
       {
         name: t('shapes.yours'),
         heads: tr.config.heads,
-        dK: tr.config.d_k,
+        d_k: tr.config.d_k,
         width: tr.concat.cols,
-        dModel: tr.config.d_model,
+        d_model: tr.config.d_model,
         yours: true,
       },
-      ...core.explainFacts().referenceShapes.map((s) => ({ ...s, width: s.dModel })),
+      ...core.explainFacts().reference_shapes.map((s) => ({ ...s, width: s.d_model })),
     ];
     this.tbody.replaceChildren(
       ...rows.map((r) => {
@@ -75,7 +75,7 @@ export class HeadShapes {
           viewBox: `0 0 ${W} ${H}`,
           class: 'hs-strip',
           role: 'img',
-          'aria-label': t('shapes.stripLabel', { name: r.name, h: r.heads, dk: r.dK }),
+          'aria-label': t('shapes.stripLabel', { name: r.name, h: r.heads, dk: r.d_k }),
         });
         const w = W / r.heads;
         for (let i = 0; i < r.heads; i++) {
@@ -102,9 +102,9 @@ export class HeadShapes {
         return el('tr', { class: r.yours ? 'yours' : null }, [
           el('th', { scope: 'row', text: r.name }),
           td('heads', group(r.heads), r.heads),
-          td('dK', group(r.dK), r.dK),
-          td('width', `${group(r.heads)} × ${group(r.dK)} = ${group(r.width)}`, r.width),
-          td('dModel', group(r.dModel), r.dModel),
+          td('dK', group(r.d_k), r.d_k),
+          td('width', `${group(r.heads)} × ${group(r.d_k)} = ${group(r.width)}`, r.width),
+          td('dModel', group(r.d_model), r.d_model),
           el('td', { class: 'hs-wq' }, [strip]),
         ]);
       }),

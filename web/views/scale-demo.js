@@ -22,7 +22,7 @@ export class ScaleDemo {
   }
 
   dks() {
-    return this.ctx.core.explainFacts().scaleDemoDks;
+    return this.ctx.core.explainFacts().scale_demo_dks;
   }
 
   // the learner's sentence sets the row length; the page's seed sets the draws
@@ -158,13 +158,13 @@ export class ScaleDemo {
     const { keys, rows } = this.p;
     const r = this.runs[this.pick];
     setText(this.intro, t('sdemo.intro', { keys, rows, n: keys * rows }));
-    setText(this.dkOut, `d_k = ${r.dK}`);
-    writeOnce(this.slider, 'aria-valuetext', `d_k = ${r.dK}`);
+    setText(this.dkOut, `d_k = ${r.d_k}`);
+    writeOnce(this.slider, 'aria-valuetext', `d_k = ${r.d_k}`);
     writeOnce(this.slider, 'aria-label', t('sdemo.slider'));
-    this.el.dataset.dk = String(r.dK);
+    this.el.dataset.dk = String(r.d_k);
     // the histograms share one axis and one height scale: the taller bin of the two fills it
     let top = 1;
-    for (let b = 0; b < BINS; b++) top = Math.max(top, r.histRaw[b], r.histScaled[b]);
+    for (let b = 0; b < BINS; b++) top = Math.max(top, r.hist_raw[b], r.hist_scaled[b]);
     const bw = W / BINS;
     const bar = (rect, count, b, inset) => {
       const h = (count / top) * (H - 2);
@@ -175,8 +175,8 @@ export class ScaleDemo {
       writeOnce(rect, 'data-count', count);
     };
     for (let b = 0; b < BINS; b++) {
-      bar(this.rawBars[b], r.histRaw[b], b, 0.5);
-      bar(this.scaledBars[b], r.histScaled[b], b, bw * 0.22);
+      bar(this.rawBars[b], r.hist_raw[b], b, 0.5);
+      bar(this.scaledBars[b], r.hist_scaled[b], b, bw * 0.22);
     }
     setText(this.axis[0], fmt(-r.range, 1));
     setText(this.axis[1], '0');
@@ -184,27 +184,38 @@ export class ScaleDemo {
     writeOnce(
       this.hist,
       'aria-label',
-      t('sdemo.histLabel', { dk: r.dK, spread: fmt(r.spread, 2), scaled: fmt(r.spreadScaled, 2) }),
+      t('sdemo.histLabel', {
+        dk: r.d_k,
+        spread: fmt(r.spread, 2),
+        scaled: fmt(r.spread_scaled, 2),
+      }),
     );
     setText(this.legendRaw, t('sdemo.legendRaw'));
     setText(this.legendScaled, t('sdemo.legendScaled'));
     const facts = [
-      t('sdemo.spread', { dk: r.dK, spread: fmt(r.spread, 2), root: fmt(r.sqrtDk, 2) }),
-      t('sdemo.scaled', { scaled: fmt(r.spreadScaled, 2) }),
-      t('sdemo.top', { keys, raw: pct(r.topRaw), scaled: pct(r.topScaled) }),
+      t('sdemo.spread', { dk: r.d_k, spread: fmt(r.spread, 2), root: fmt(r.sqrt_d_k, 2) }),
+      t('sdemo.scaled', { scaled: fmt(r.spread_scaled, 2) }),
+      t('sdemo.top', { keys, raw: pct(r.top_raw), scaled: pct(r.top_scaled) }),
     ];
     facts.forEach((f, i) => setText(this.facts[i], f));
     setText(this.caption, t('sdemo.caption', { keys }));
     this.heads.forEach((th, i) => setText(th, t(`sdemo.col.${this.cols[i]}`)));
     this.runs.forEach((run, i) => {
-      const vals = [run.dK, run.sqrtDk, run.spread, run.spreadScaled, run.topRaw, run.topScaled];
+      const vals = [
+        run.d_k,
+        run.sqrt_d_k,
+        run.spread,
+        run.spread_scaled,
+        run.top_raw,
+        run.top_scaled,
+      ];
       const text = [
-        String(run.dK),
-        fmt(run.sqrtDk, 2),
+        String(run.d_k),
+        fmt(run.sqrt_d_k, 2),
         fmt(run.spread, 2),
-        fmt(run.spreadScaled, 2),
-        pct(run.topRaw),
-        pct(run.topScaled),
+        fmt(run.spread_scaled, 2),
+        pct(run.top_raw),
+        pct(run.top_scaled),
       ];
       this.rows[i].cells.forEach((td, c) => {
         writeOnce(td, 'data-value', vals[c]);

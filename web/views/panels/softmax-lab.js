@@ -66,7 +66,7 @@ export class SoftmaxLabPanel {
     this.onHighlight = onHighlight;
     this.preset = PRESETS[0];
     this.sentenceRow = null; // {values, labels, token, head}
-    this.maxTemperature = core.limits().maxTemperature;
+    this.maxTemperature = core.limits().max_temperature;
 
     const titleId = uid('panel-title');
     const scoresId = uid('panel-scores');
