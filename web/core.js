@@ -181,7 +181,7 @@ export class Core {
   /** Pronouns with two or more earlier nouns of one kind (categories from the lexicon):
    *  -> [{pronoun, category, candidates: [token index, ...]}] */
   sameKindCandidates(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
-    checkText(text);
+    checkText(text, this.lim.max_text_bytes);
     checkInt('max_tokens', maxTokens, 1, this.lim.max_tokens);
     return unwrap(this.module.sameKindCandidates(text, maxTokens)).same_kind;
   }

@@ -52,11 +52,11 @@ val js_tokenize(const val& text, int max_tokens) {
 
 // Pronouns with two or more earlier nouns of one kind:
 // {ok, same_kind: [{pronoun, category, candidates: [token index, ...]}]}
-val js_same_kind(const std::string& text, int max_tokens) {
+val js_same_kind(const val& text, int max_tokens) {
   return guarded([&] {
     val list = val::array();
     for (const SameKindCandidates& c :
-         same_kind_candidates(tokenize(text, default_lexicon(), max_tokens))) {
+         same_kind_candidates(tokenize(text_from(text), default_lexicon(), max_tokens))) {
       val e = val::object();
       e.set(js_name("pronoun"), static_cast<int>(c.pronoun));
       e.set(js_name("category"), c.category);

@@ -56,6 +56,11 @@ test('oversized arguments are refused before any copy: memory stays within the b
     [() => core.trace('a'.repeat(6e7)), 'text_too_long', 'Core.trace(6e7 characters)'],
     [() => core.tokenize('a'.repeat(6e7)), 'text_too_long', 'Core.tokenize(6e7 characters)'],
     [
+      () => core.sameKindCandidates('a'.repeat(6e7)),
+      'text_too_long',
+      'Core.sameKindCandidates(6e7 characters)',
+    ],
+    [
       () => core.attend({ X: { rows: 5000, cols: 5000, data: big(25e6) }, W_Q: null }),
       'shape_mismatch',
       'Core.attend(5000 x 5000)',
@@ -80,6 +85,11 @@ test('oversized arguments are refused before any copy: memory stays within the b
     [() => m.softmaxSteps(big(3e7), 1), 'too_many_scores', 'softmaxSteps(3e7)'],
     [() => session.traceText('a'.repeat(6e7), {}), 'text_too_long', 'traceText(6e7 characters)'],
     [() => m.tokenize('a'.repeat(6e7), 64), 'text_too_long', 'tokenize(6e7 characters)'],
+    [
+      () => m.sameKindCandidates('a'.repeat(6e7), 64),
+      'text_too_long',
+      'sameKindCandidates(6e7 characters)',
+    ],
     [
       () => session.gradientRow('a'.repeat(6e7), {}, 0, 0),
       'text_too_long',
@@ -114,6 +124,25 @@ test('oversized arguments are refused before any copy: memory stays within the b
   assert.ok(heapBytes(core) <= MEMORY_BUDGET);
 });
 
+test("Core refuses an oversized text itself, with the core's limit, before calling the module", async () => {
+  const core = await loadCoreNode(wasmDir);
+  const m = core.module;
+  const max = core.limits().max_text_bytes;
+  const text = 'a'.repeat(max + 1);
+  for (const name of ['sameKindCandidates', 'tokenize']) {
+    const raw = m[name];
+    m[name] = () => assert.fail(`Core.${name} passed ${text.length} characters to the module`);
+    try {
+      const e = refused(() => core[name](text), 'text_too_long', `Core.${name}(max + 1)`);
+      assert.equal(e.details.max, max);
+    } finally {
+      m[name] = raw;
+    }
+  }
+  // at the limit the text goes through
+  assert.ok(Array.isArray(core.sameKindCandidates('a'.repeat(max), 4)));
+});
+
 test('missing or wrong-typed arguments are CoreErrors naming the argument, not TypeErrors', async () => {
   const core = await loadCoreNode(wasmDir);
   const m = core.module;
@@ -140,6 +169,7 @@ test('missing or wrong-typed arguments are CoreErrors naming the argument, not T
   named(() => m.softmaxSteps([1, 2], 1), 'bad_setting', 'scores');
   named(() => m.dotSteps(null, new Float32Array([1])), 'bad_setting', 'q');
   named(() => m.finiteRange(null), 'bad_setting', 'row');
+  named(() => m.sameKindCandidates(42, 64), 'bad_setting', 'text');
   named(() => m.attend(undefined), 'bad_setting', 'input');
   named(
     () => m.attend({ X: { rows: 'two', cols: 2, data: new Float32Array(4) } }),
