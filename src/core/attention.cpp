@@ -94,6 +94,12 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
                     std::to_string(kMaxHeadWidth) + ": use fewer heads or a smaller d_k");
   const int h = opt.heads;
   const int d_k = static_cast<int>(hd / h);
+  const long long cells = static_cast<long long>(n) * n * h;
+  if (cells > kMaxAttentionCells)
+    throw Error("too_much_attention",
+                std::to_string(n) + " tokens x " + std::to_string(n) + " x " + std::to_string(h) +
+                    " heads is " + std::to_string(cells) + " attention weights; the limit is " +
+                    std::to_string(kMaxAttentionCells) + ": use fewer tokens or fewer heads");
   require_shape(w.W_Q, d_model, hd, "W_Q", "d_model x heads*d_k");
   require_shape(w.W_K, d_model, hd, "W_K", "d_model x heads*d_k");
   require_shape(w.W_V, d_model, hd, "W_V", "d_model x heads*d_k");

@@ -17,10 +17,13 @@ constexpr int kMaxDModel = 1024;
 constexpr int kMaxHeads = 16;
 constexpr int kMaxSequence = 512;
 constexpr float kMaxTemperature = 1000.0f;
-// h*d_k, the width of Q, K, V and the merged heads. With the caps above it bounds a trace at
-// about 25 million numbers (n = 512, d_model = 1024, 16 heads), so a request within the limits
-// can never ask for gigabytes.
+// h*d_k, the width of Q, K, V and the merged heads.
 constexpr int kMaxHeadWidth = 1024;
+// n x n x h, the cells of one layer's score matrices over all heads: each of scores, scaled,
+// masked and weights has that many numbers: 512 tokens with 8 heads, 362 with 16. With the caps
+// above a trace then holds at most about 10 million numbers (n = 512, d_model = 1024, 8 heads,
+// 40 MB as float32), and the CLI's JSON of the largest trace stays near 250 MB.
+constexpr long long kMaxAttentionCells = 512LL * 512 * 8;
 // Rows and columns of any matrix handed to attend from outside (the CLI's JSON, the bench's
 // matrices): a bound on what is read before any shape check.
 constexpr int kMaxMatrixSide = 4096;

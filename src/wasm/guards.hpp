@@ -33,13 +33,21 @@ inline void require_object(const val& v, const char* name) {
     bad_setting(std::string(name) + " must be an object");
 }
 
-// A JS string of at most max_bytes bytes of UTF-8. A string of more UTF-16 units than that is
-// refused before it is copied (every unit is at least one byte of UTF-8).
+// A JS string of at most max_bytes bytes of UTF-8, refused before it is copied into wasm memory.
+// Every UTF-16 unit is one to three bytes of UTF-8: a string of more units than max_bytes is too
+// long, one of at most max_bytes / 3 units fits, and in between the exact length is counted on the
+// JS side (TextEncoder, a transient JS copy that the garbage collector frees; wasm memory never
+// shrinks, so a CJK text of max_bytes units must not reach it).
 inline std::string string_arg(const val& v, const char* name, std::size_t max_bytes,
                               const char* too_long_code) {
   if (!v.isString()) bad_setting(std::string(name) + " must be a string");
   const double units = v["length"].as<double>();
-  if (units > static_cast<double>(max_bytes))
+  const double cap = static_cast<double>(max_bytes);
+  bool too_long = units > cap;
+  if (!too_long && units * 3 > cap)
+    too_long =
+        val::global("TextEncoder").new_().call<val>("encode", v)["length"].as<double>() > cap;
+  if (too_long)
     throw ap::Error(too_long_code,
                     std::string(name) + " is longer than " + std::to_string(max_bytes) + " bytes");
   return v.as<std::string>();

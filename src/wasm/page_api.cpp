@@ -42,10 +42,11 @@ std::string text_from(const val& text) {
 
 // ---- the exported operations ----
 
-val js_tokenize(const val& text, int max_tokens) {
+val js_tokenize(const val& text, const val& max_tokens) {
   return guarded([&] {
+    const int cap = static_cast<int>(int_arg(max_tokens, "max_tokens", 1, kMaxTokensLimit));
     val o = ok();
-    schema::write_tokens(JsWriter{}, o, tokenize(text_from(text), default_lexicon(), max_tokens));
+    schema::write_tokens(JsWriter{}, o, tokenize(text_from(text), default_lexicon(), cap));
     return o;
   });
 }
@@ -126,12 +127,14 @@ val js_attend(const val& input) {
   });
 }
 
-val js_softmax_steps(const val& scores, float temperature) {
+val js_softmax_steps(const val& scores, const val& temperature) {
   return guarded([&] {
+    if (!temperature.isNumber()) bad_setting("temperature must be a number");
+    const float t = static_cast<float>(temperature.as<double>());  // the core checks the range
     val o = ok();
     schema::write_softmax_steps(
         JsWriter{}, o,
-        softmax_steps(row_arg(scores, "scores", kMaxSequence, "too_many_scores"), temperature));
+        softmax_steps(row_arg(scores, "scores", kMaxSequence, "too_many_scores"), t));
     return o;
   });
 }
@@ -238,9 +241,17 @@ val js_finite_range(const val& r) {
 }
 
 // The sqrt(d_k) experiment for one d_k (explain.hpp); the seed is a decimal string (as the page's).
-val js_scale_demo(int d_k, int keys, int rows, const std::string& seed, int bins) {
+val js_scale_demo(const val& d_k, const val& keys, const val& rows, const val& seed,
+                  const val& bins) {
   return guarded([&] {
-    const ScaleDemo d = scale_demo(d_k, keys, rows, parse_seed(seed), bins);
+    // scale_demo checks each range; here only that each is a whole number and the seed a short
+    // string (20 digits at most: parse_seed refuses anything else)
+    const auto whole = [](const val& v, const char* name) {
+      return static_cast<int>(int_arg(v, name, INT_MIN, INT_MAX));
+    };
+    const ScaleDemo d =
+        scale_demo(whole(d_k, "d_k"), whole(keys, "keys"), whole(rows, "rows"),
+                   parse_seed(string_arg(seed, "seed", 32, "bad_seed")), whole(bins, "bins"));
     val o = ok();
     o.set(js_name("d_k"), d.d_k);
     o.set(js_name("keys"), d.keys);

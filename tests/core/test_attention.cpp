@@ -637,6 +637,19 @@ TEST_CASE("attend errors") {
     CHECK(code_of([&] { ap::attend(random_matrix(512, 8, 2), good, o); }) == "no error");
     CHECK(code_of([&] { ap::attend(Matrix(0, 8), good, o); }) == "empty_input");
   }
+  SUBCASE("too_much_attention: n x n x heads is capped") {
+    // 512 tokens with 8 heads is the largest; 16 heads past 362 tokens are refused
+    ap::Weights w;
+    w.W_Q = w.W_K = w.W_V = random_matrix(8, 16, 3);
+    ap::AttentionOptions h8 = o, h16 = o;
+    h8.heads = 8;
+    h16.heads = 16;
+    CHECK(512LL * 512 * 8 == ap::kMaxAttentionCells);
+    CHECK(code_of([&] { ap::attend(random_matrix(512, 8, 2), w, h8); }) == "no error");
+    CHECK(code_of([&] { ap::attend(random_matrix(362, 8, 2), w, h16); }) == "no error");
+    CHECK(code_of([&] { ap::attend(random_matrix(363, 8, 2), w, h16); }) == "too_much_attention");
+    CHECK(code_of([&] { ap::attend(random_matrix(512, 8, 2), w, h16); }) == "too_much_attention");
+  }
   SUBCASE("bad_d_model") {
     ap::Weights w;
     w.W_Q = w.W_K = w.W_V = Matrix(0, 2);

@@ -110,6 +110,33 @@ test('oversized arguments are refused before any copy: memory stays within the b
       'bad_d_k',
       'traceText(16 heads x d_k 1024)',
     ],
+    [
+      () =>
+        session.traceText('w '.repeat(400), {
+          model: 'random',
+          d_model: 64,
+          heads: 16,
+          max_tokens: 512,
+        }),
+      'too_much_attention',
+      'traceText(400 tokens x 400 x 16 heads)',
+    ],
+    [
+      () => core.scaleDemo(2, 2, 2, 'x'.repeat(1e8)),
+      'bad_seed',
+      'Core.scaleDemo(a seed of 1e8 characters)',
+    ],
+    [
+      () => m.scaleDemo(2, 2, 2, 'x'.repeat(1e8), 41),
+      'bad_seed',
+      'scaleDemo(a seed of 1e8 characters)',
+    ],
+    // 40,000 CJK characters are 120,000 bytes of UTF-8: over the text cap although fewer units
+    [
+      () => m.tokenize('鱼'.repeat(40000), 64),
+      'text_too_long',
+      'tokenize(120,000 bytes in 40,000 units)',
+    ],
   ];
   for (const [fn, code, what] of cases) {
     refused(fn, code, what);
@@ -186,6 +213,16 @@ test('missing or wrong-typed arguments are CoreErrors naming the argument, not T
   named(() => session.gradientRow('小猫吃鱼', 'x', 0, 0), 'bad_setting', 'settings');
   named(() => session.gradientRow('小猫吃鱼', {}, 'x', 0), 'bad_setting', 'row');
   named(() => session.gradientRow('小猫吃鱼', {}, 0, NaN), 'bad_setting', 'target');
+  // numbers and strings Embind would have turned into 0 or copied unchecked
+  named(() => m.tokenize('a b', 'x'), 'bad_setting', 'max_tokens');
+  named(() => m.tokenize('a b', 0), 'bad_setting', 'max_tokens');
+  named(() => m.softmaxSteps(new Float32Array([1, 2]), 'x'), 'bad_setting', 'temperature');
+  named(() => m.scaleDemo('x', 8, 8, '1', 41), 'bad_setting', 'd_k');
+  named(() => m.scaleDemo(8, 8, 8, 1, 41), 'bad_setting', 'seed');
+  named(() => m.scaleDemo(8, 8, 8, '1', NaN), 'bad_setting', 'bins');
+  assert.equal(m.tokenize('鱼'.repeat(33333), 64).ok, false, 'too many tokens, not too long');
+  assert.equal(m.tokenize('鱼'.repeat(33333), 64).error.code, 'too_many_tokens');
+  assert.ok(m.softmaxSteps(new Float32Array([1, 2]), 0.5).ok);
 });
 
 test('training: a missing options object or a bad seed is bad_setting naming it', async () => {
@@ -211,6 +248,14 @@ test('training: a missing options object or a bad seed is bad_setting naming it'
     'corpus_too_large',
     'a 17 MB corpus',
   );
+  // 6 million CJK characters are 18 MB of UTF-8: refused before the copy, memory stays put
+  const heap0 = tc.module.HEAP8.buffer.byteLength;
+  refused(
+    () => trainer.start('鱼'.repeat(6e6), { seed: 1 }),
+    'corpus_too_large',
+    'an 18 MB corpus of 6 million characters',
+  );
+  assert.equal(tc.module.HEAP8.buffer.byteLength, heap0, 'wasm memory grew for a refused corpus');
   const ok = trainer.start(corpus, { seed: 3, steps: 10, batch: 4 });
   assert.ok(ok.ok, JSON.stringify(ok.error));
 });
