@@ -53,11 +53,12 @@ val js_tokenize(const val& text, const val& max_tokens) {
 
 // Pronouns with two or more earlier nouns of one kind:
 // {ok, same_kind: [{pronoun, category, candidates: [token index, ...]}]}
-val js_same_kind(const val& text, int max_tokens) {
+val js_same_kind(const val& text, const val& max_tokens) {
   return guarded([&] {
+    const int cap = static_cast<int>(int_arg(max_tokens, "max_tokens", 1, kMaxTokensLimit));
     val list = val::array();
     for (const SameKindCandidates& c :
-         same_kind_candidates(tokenize(text_from(text), default_lexicon(), max_tokens))) {
+         same_kind_candidates(tokenize(text_from(text), default_lexicon(), cap))) {
       val e = val::object();
       e.set(js_name("pronoun"), static_cast<int>(c.pronoun));
       e.set(js_name("category"), c.category);

@@ -216,6 +216,7 @@ test('missing or wrong-typed arguments are CoreErrors naming the argument, not T
   // numbers and strings Embind would have turned into 0 or copied unchecked
   named(() => m.tokenize('a b', 'x'), 'bad_setting', 'max_tokens');
   named(() => m.tokenize('a b', 0), 'bad_setting', 'max_tokens');
+  named(() => m.sameKindCandidates('a b', 'x'), 'bad_setting', 'max_tokens');
   named(() => m.softmaxSteps(new Float32Array([1, 2]), 'x'), 'bad_setting', 'temperature');
   named(() => m.scaleDemo('x', 8, 8, '1', 41), 'bad_setting', 'd_k');
   named(() => m.scaleDemo(8, 8, 8, 1, 41), 'bad_setting', 'seed');
