@@ -50,9 +50,9 @@ function attributeType(entry) {
 
 /** The custom-elements manifest of <attention-playground>. */
 export async function elementManifest(web) {
-  const { TABLE } = await import(pathToFileURL(path.join(web, 'state.js')).href);
+  const { TABLE, outsideName } = await import(pathToFileURL(path.join(web, 'state.js')).href);
   const attributes = TABLE.filter((e) => e.name !== 'parent').map((e) => ({
-    name: e.name === 's' ? 'sentence' : e.name,
+    name: outsideName(e),
     type: { text: attributeType(e) },
     ...(e.def === null || e.def === '' ? {} : { default: JSON.stringify(e.def) }),
     ...(e.name === 'hide' ? { description: `comma list of: ${e.values.join(', ')}` } : {}),

@@ -13,10 +13,10 @@ import {
   defaults,
   defaultFocus,
   STAGES,
-  TABLE,
   HIDE_PARTS,
   numpyPreset,
 } from './state.js';
+import { readOptions, readStep } from './outside-api.js';
 import { Player } from './player.js';
 import { Walkthrough } from './views/walkthrough.js';
 import { PlayerBar } from './views/player-bar.js';
@@ -25,7 +25,7 @@ import { InputView } from './views/input.js';
 import { ArcView } from './views/arcs.js';
 import { splitTokenText } from './views/tokens.js';
 import { Shortcuts } from './views/shortcuts.js';
-import { ShareView } from './views/share.js';
+import { ShareView, shareLinks } from './views/share.js';
 import { ExportView } from './views/export.js';
 import { FormulaPanel } from './views/panels/formula.js';
 import { ModelInfoView } from './views/model.js';
@@ -36,6 +36,8 @@ import { Later } from './views/later.js';
 import { panelFailed } from './views/util.js';
 import { predictionKey } from './views/predict.js';
 import { ProgramView } from './views/program.js';
+import { highlightCells } from './views/highlight.js';
+import { renderLayerPicker, renderHeadPicker } from './views/pickers.js';
 
 // The teaching panels under the walkthrough (views/panels/):
 //   constructor(container, {core, t, onHighlight}), update({result, state}).
@@ -45,25 +47,6 @@ const PANELS = [FormulaPanel];
 
 // the player's moves that bring the stage into view (not typing's 'refresh', nor 'speed')
 const FOLLOW = new Set(['stage', 'step', 'scrub', 'frame', 'play']);
-
-// which stage shows a matrix, for panels that ask to highlight one
-const MATRIX_STAGE = {
-  X: 1,
-  W_Q: 2,
-  W_K: 2,
-  W_V: 2,
-  Q: 2,
-  K: 2,
-  V: 2,
-  scores: 3,
-  scaled: 4,
-  masked: 5,
-  weights: 6,
-  head_output: 7,
-  concat: 8,
-  W_O: 8,
-  output: 8,
-};
 
 class App {
   /** ctx: {root, host, options} (see mountPlayground) */
@@ -472,8 +455,14 @@ class App {
     this.limits?.update({ result, text: this.resultFrom.text });
     this.renderLimitsNote();
     this.renderGradient();
-    this.renderHeadPicker(result.config.heads);
-    this.renderLayerPicker(result.layerCount || 1, result.layer ?? 0);
+    renderHeadPicker(this.$('head-picker'), result.config.heads, this.state.head);
+    renderLayerPicker(
+      this.$('layer-picker'),
+      this.$('toolbar'),
+      (k, v) => this.translator.t(k, v),
+      result.layerCount || 1,
+      result.layer ?? 0,
+    );
     this.input.showCount(
       this.translator.t('input.count', { n: result.tokens.length, max: result.config.max_tokens }),
     );
@@ -545,43 +534,6 @@ class App {
       text: this.state.s,
       settings: coreSettings(this.state),
     });
-  }
-
-  // the layer picker: shown only for a model with more than one layer, options "1 of 2", …
-  renderLayerPicker(count, shown) {
-    const sel = this.$('layer-picker');
-    const label = sel.closest('label');
-    label.hidden = count < 2;
-    this.$('toolbar').classList.toggle('has-layers', count > 1);
-    const t = (k, v) => this.translator.t(k, v);
-    const key = `${count}\u0000${t('walk.layerOption', { l: 1, n: count })}`;
-    if (sel.dataset.built !== key) {
-      sel.replaceChildren(
-        ...Array.from({ length: count }, (_, l) => {
-          const o = document.createElement('option');
-          o.value = String(l);
-          o.textContent = t('walk.layerOption', { l: l + 1, n: count });
-          return o;
-        }),
-      );
-      sel.dataset.built = key;
-    }
-    sel.value = String(shown);
-  }
-
-  renderHeadPicker(heads) {
-    const sel = this.$('head-picker');
-    if (sel.options.length !== heads) {
-      sel.replaceChildren(
-        ...Array.from({ length: heads }, (_, h) => {
-          const o = document.createElement('option');
-          o.value = String(h);
-          o.textContent = String(h + 1);
-          return o;
-        }),
-      );
-    }
-    sel.value = String(this.state.head);
   }
 
   onPlayer(snap, why) {
@@ -657,23 +609,7 @@ class App {
 
   // Panels name matrices (['Q', 'K'] or {matrix, head, row, col}); their cells light up here.
   highlight(spec) {
-    for (const e of this.root.querySelectorAll('.panel-hl')) e.classList.remove('panel-hl');
-    const specs = Array.isArray(spec)
-      ? spec.map((m) => ({ matrix: m }))
-      : spec && spec.matrix
-        ? [spec]
-        : [];
-    for (const one of specs) {
-      let sel = `#walkthrough [data-matrix="${CSS.escape(String(one.matrix))}"]`;
-      for (const k of ['head', 'row', 'col'])
-        if (one[k] != null) sel += `[data-${k}="${CSS.escape(String(one[k]))}"]`;
-      let found = this.root.querySelectorAll(sel);
-      if (!found.length && !Array.isArray(spec) && one.matrix in MATRIX_STAGE) {
-        this.player.goto(MATRIX_STAGE[one.matrix]);
-        found = this.root.querySelectorAll(sel);
-      }
-      for (const e of found) e.classList.add('panel-hl');
-    }
+    highlightCells(this.root, spec, (stage) => this.player.goto(stage));
   }
 
   // ---- embedding: hidden parts, share links, export, outside commands ----
@@ -706,24 +642,7 @@ class App {
   /** The current state as a link, an iframe snippet and an element snippet. */
   links() {
     const { pageUrl, embedScriptUrl } = this.options;
-    const state = { ...this.state, parent: '' };
-    const link = `${pageUrl}?${serialize(state)}`;
-    const attrs = TABLE.filter(
-      (e) =>
-        e.name !== 'parent' &&
-        state[e.name] !== '' &&
-        state[e.name] != null &&
-        String(state[e.name]) !== String(e.def),
-    ).map(
-      (e) =>
-        `${e.name === 's' ? 'sentence' : e.name}="${escapeAttr(e.type === 'bool' ? (state[e.name] ? '1' : '0') : String(state[e.name]))}"`,
-    );
-    const title = escapeAttr(this.t('app.title'));
-    return {
-      link,
-      iframe: `<iframe src="${escapeAttr(link)}" title="${title}" width="100%" height="720" loading="lazy" style="border:0"></iframe>`,
-      element: `<script src="${escapeAttr(embedScriptUrl)}" defer></script>\n<attention-playground ${attrs.join(' ')}></attention-playground>`,
-    };
+    return shareLinks(this.state, { pageUrl, embedScriptUrl, title: this.t('app.title') });
   }
 
   /** What the export view needs: the trace, the shown head and stage, and labels. */
@@ -754,31 +673,17 @@ class App {
 
   /** From outside: go to step (1-based). */
   goToStep(step) {
-    const { state, notices } = parse(`step=${encodeURIComponent(String(step))}`);
-    if (!notices.some((n) => n.problem === 'malformed')) this.player.goto(state.step - 1);
+    const to = readStep(step);
+    if (to !== null) this.player.goto(to - 1);
   }
 
   /** From outside: several URL keys at once ({seed, heads, step, hide, lang, sentence|s, ...}).
    *  Values go through the state table's parsers, so bad ones are ignored or clamped. null puts
    *  a key whose default is "unset" (predict: on in the page, off in embeds) back to it. */
   setOptions(options) {
-    if (!options || typeof options !== 'object') return;
-    const params = new URLSearchParams();
-    const unset = {};
-    for (const [k, v] of Object.entries(options)) {
-      if (v === null && TABLE.some((e) => e.name === k && e.def === null)) unset[k] = null;
-      if (v == null) continue;
-      params.set(k === 'sentence' ? 's' : k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
-    }
-    const { state, notices } = parse(params.toString());
-    const bad = new Set(notices.filter((n) => n.problem !== 'clamped').map((n) => n.key));
-    const given = TABLE.filter((e) => params.has(e.name) && !bad.has(e.name)).map((e) => e.name);
-    const changes = {
-      ...unset,
-      ...Object.fromEntries(
-        given.filter((k) => !['step', 'lang', 'parent'].includes(k)).map((k) => [k, state[k]]),
-      ),
-    };
+    const read = readOptions(options);
+    if (!read) return;
+    const { changes } = read;
     if ('s' in changes) {
       this.input.setText(changes.s);
       this.state.q = -1;
@@ -788,9 +693,8 @@ class App {
     if ('hide' in changes) this.applyHide();
     if ('theme' in changes) this.applyTheme();
     this.run(false);
-    if (given.includes('step')) this.goToStep(state.step);
-    if (given.includes('lang') && state.lang && state.lang !== this.state.lang)
-      this.setLang(state.lang);
+    if (read.step !== null) this.goToStep(read.step);
+    if (read.lang && read.lang !== this.state.lang) this.setLang(read.lang);
   }
 
   destroy() {
@@ -803,14 +707,6 @@ class App {
     this.trainer?.destroy();
     this.core.close(); // frees this playground's session (its custom model and caches)
   }
-}
-
-function escapeAttr(s) {
-  return String(s)
-    .replace(/&/g, '&amp;')
-    .replace(/"/g, '&quot;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
 }
 
 /**

@@ -100,9 +100,10 @@ export const HIDEABLE = Object.freeze(Object.keys(HIDE_PARTS));
 // One line per key. `core` names the field of core.trace's settings that the key feeds; those
 // keys start from the core's defaults (D). The ranges here are the page's (its sliders), inside
 // the core's limits.
-// Adding a key (for example `model`) is one more line here.
+// Adding a key (for example `model`) is one more line here. `attr`: the key's name outside the
+// URL (the element's attribute, setOptions, the element snippet), when it is not `name`.
 export const TABLE = Object.freeze([
-  { name: 's', type: 'text', def: PRESETS[0], maxLength: 2000 },
+  { name: 's', attr: 'sentence', type: 'text', def: PRESETS[0], maxLength: 2000 },
   { name: 'seed', type: 'seed', def: D.seed, core: 'seed' },
   // default = the trained model shipped in the core (fixes heads/dmodel/dk), random = seeded weights,
   // numpy = the seed article's NumPy program (fixes one head, no positions);
@@ -200,6 +201,16 @@ const PARSERS = {
 const WRITERS = {
   bool: (v) => (v ? '1' : '0'),
 };
+
+/** A key's name outside the URL (the element's attributes, setOptions, the element snippet). */
+export function outsideName(entry) {
+  return entry.attr || entry.name;
+}
+
+/** A name from outside ('sentence', or a URL key itself) -> the URL key. */
+export function urlKey(name) {
+  return TABLE.find((e) => e.attr === name)?.name ?? name;
+}
 
 /** The table's defaults as a fresh state object. */
 export function defaults() {

@@ -9,14 +9,13 @@
 import { loadModule, CoreError } from '../core.js';
 import { translatorFor } from '../strings.js';
 import { mountPlayground } from '../playground.js';
-import { TABLE } from '../state.js';
+import { TABLE, outsideName } from '../state.js';
 import { shadowShell, memo } from './shell.js';
 import { unsupportedMessage, bootFailedMessage } from '../support.js';
 
 /* global AP_TRAIN_BASE */
 const KEYS = TABLE.filter((e) => e.name !== 'parent');
-const ATTR_OF = (name) => (name === 's' ? 'sentence' : name);
-const ENTRY_OF = Object.fromEntries(KEYS.map((e) => [ATTR_OF(e.name), e]));
+const ENTRY_OF = Object.fromEntries(KEYS.map((e) => [outsideName(e), e]));
 // This script's URL, captured while it runs: a classic script (the bundle with the WebAssembly
 // inline) names itself in document.currentScript, which is null later and in an ES module; the ES
 // module build (lib/element.js) has import.meta.url, which the classic bundle leaves empty.

@@ -7,6 +7,7 @@ import { mountPlayground as mountOn } from '../playground.js';
 import { translatorFor } from '../strings.js';
 import { shadowShell, memo } from '../embed/shell.js';
 import { unsupportedMessage } from '../support.js';
+import { optionsParams } from '../outside-api.js';
 
 const SITE = new URL('../', import.meta.url).href;
 // one WebAssembly module for every playground of the page (each has its own session over it)
@@ -19,11 +20,7 @@ const sharedModule = memo(() => loadModule());
  * -> {setSentence, goToStep, setOptions, traceSnapshot, destroy}
  */
 export async function mountPlayground(host, options = {}) {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(options.state || {})) {
-    if (v == null) continue;
-    params.set(k === 'sentence' ? 's' : k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
-  }
+  const { params } = optionsParams(options.state || {});
   const root = shadowShell(host);
   const unsupported = await unsupportedMessage('module', params.toString(), translatorFor);
   if (unsupported) {

@@ -1,7 +1,9 @@
 // share.js: "Share / Embed": the current state as a link, an iframe snippet and an element
-// snippet, each with a Copy button. The texts come from the wiring (links()); this view only
-// shows and copies them. Not the place for URL rules (state.js) or the iframe protocol (embed/).
+// snippet (shareLinks), each with a Copy button. The wiring hands the view a links() that calls
+// shareLinks with its state. Not the place for URL rules (state.js) or the iframe protocol
+// (embed/).
 import { el } from './util.js';
+import { serialize, TABLE, outsideName } from '../state.js';
 
 const KINDS = ['link', 'iframe', 'element'];
 
@@ -63,4 +65,35 @@ export class ShareView {
     }
     this.status.textContent = this.t(ok ? 'share.copied' : 'share.selectCopy');
   }
+}
+
+/** The state as a link, an iframe snippet and an element snippet: {link, iframe, element}.
+ *  pageUrl: the hosted page; embedScriptUrl: the element's script; title: the iframe's title. */
+export function shareLinks(state, { pageUrl, embedScriptUrl, title }) {
+  const shared = { ...state, parent: '' };
+  const link = `${pageUrl}?${serialize(shared)}`;
+  const attrs = TABLE.filter(
+    (e) =>
+      e.name !== 'parent' &&
+      shared[e.name] !== '' &&
+      shared[e.name] != null &&
+      String(shared[e.name]) !== String(e.def),
+  ).map(
+    (e) =>
+      `${outsideName(e)}="${escapeAttr(e.type === 'bool' ? (shared[e.name] ? '1' : '0') : String(shared[e.name]))}"`,
+  );
+  const quoted = escapeAttr(title);
+  return {
+    link,
+    iframe: `<iframe src="${escapeAttr(link)}" title="${quoted}" width="100%" height="720" loading="lazy" style="border:0"></iframe>`,
+    element: `<script src="${escapeAttr(embedScriptUrl)}" defer></script>\n<attention-playground ${attrs.join(' ')}></attention-playground>`,
+  };
+}
+
+function escapeAttr(s) {
+  return String(s)
+    .replace(/&/g, '&amp;')
+    .replace(/"/g, '&quot;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 }

@@ -1,0 +1,47 @@
+// outside-api.js: what an embedding page passes in (the element's setOptions and attributes, the
+// npm mountPlayground's state, the iframe's messages), read as URL keys through state.js's table.
+// It returns the changes; the wiring (playground.js) applies them. Not the place for the URL
+// rules themselves (state.js) or for the iframe protocol (embed/frame.js).
+import { parse, TABLE, urlKey } from './state.js';
+
+/** Outside options ({sentence|s, seed, heads, ...}, booleans as true or false) -> URL search
+ *  params, and `unset`: the keys given as null whose default is "unset" (predict), as null. */
+export function optionsParams(options) {
+  const params = new URLSearchParams();
+  const unset = {};
+  for (const [k, v] of Object.entries(options)) {
+    if (v === null && TABLE.some((e) => e.name === k && e.def === null)) unset[k] = null;
+    if (v == null) continue;
+    params.set(urlKey(k), typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+  }
+  return { params, unset };
+}
+
+/** setOptions' argument -> {changes: state keys and values (not step, lang or parent), step: the
+ *  1-based step or null, lang: or null}; null when it is not an object. Values go through the
+ *  table's parsers, so bad ones are ignored or clamped. null puts a key whose default is "unset"
+ *  (predict: on in the page, off in embeds) back to it. */
+export function readOptions(options) {
+  if (!options || typeof options !== 'object') return null;
+  const { params, unset } = optionsParams(options);
+  const { state, notices } = parse(params.toString());
+  const bad = new Set(notices.filter((n) => n.problem !== 'clamped').map((n) => n.key));
+  const given = TABLE.filter((e) => params.has(e.name) && !bad.has(e.name)).map((e) => e.name);
+  const changes = {
+    ...unset,
+    ...Object.fromEntries(
+      given.filter((k) => !['step', 'lang', 'parent'].includes(k)).map((k) => [k, state[k]]),
+    ),
+  };
+  return {
+    changes,
+    step: given.includes('step') ? state.step : null,
+    lang: given.includes('lang') ? state.lang : null,
+  };
+}
+
+/** goToStep's argument -> the 1-based step (clamped to the stages), or null when malformed. */
+export function readStep(step) {
+  const { state, notices } = parse(`step=${encodeURIComponent(String(step))}`);
+  return notices.some((n) => n.problem === 'malformed') ? null : state.step;
+}

@@ -1,0 +1,39 @@
+// pickers.js: the toolbar's layer and head pickers (<select>s in the page's markup), rebuilt only
+// when the model's number of layers or heads changes. Not the place for what a pick does: the
+// wiring (playground.js) listens to their change events.
+
+/** The layer picker: shown only for a model with more than one layer, options "1 of 2", …
+ *  sel: the <select>; toolbar: marked has-layers while it shows; t: the translator. */
+export function renderLayerPicker(sel, toolbar, t, count, shown) {
+  const label = sel.closest('label');
+  label.hidden = count < 2;
+  toolbar.classList.toggle('has-layers', count > 1);
+  const key = `${count}\u0000${t('walk.layerOption', { l: 1, n: count })}`;
+  if (sel.dataset.built !== key) {
+    sel.replaceChildren(
+      ...Array.from({ length: count }, (_, l) => {
+        const o = document.createElement('option');
+        o.value = String(l);
+        o.textContent = t('walk.layerOption', { l: l + 1, n: count });
+        return o;
+      }),
+    );
+    sel.dataset.built = key;
+  }
+  sel.value = String(shown);
+}
+
+/** The head picker: options 1 … heads, `head` (0-based) selected. */
+export function renderHeadPicker(sel, heads, head) {
+  if (sel.options.length !== heads) {
+    sel.replaceChildren(
+      ...Array.from({ length: heads }, (_, h) => {
+        const o = document.createElement('option');
+        o.value = String(h);
+        o.textContent = String(h + 1);
+        return o;
+      }),
+    );
+  }
+  sel.value = String(head);
+}
