@@ -1,6 +1,9 @@
 // core.js: loads the attention WebAssembly module and exposes its operations as plain functions
-// that validate their arguments and throw CoreError. No DOM (beyond loading the module's script
-// in a browser) and no maths: every number comes from the C++ core.
+// that throw CoreError. The rules and defaults of every argument are the core's (its refusals
+// arrive as {ok: false, error: {code, message}}); this file checks only what must be checked
+// before an argument is copied into wasm memory: its type and the core's size caps (limits()).
+// No DOM (beyond loading the module's script in a browser) and no maths: every number comes from
+// the C++ core.
 //
 // One module may serve several playgrounds on a page; each playground makes its own Core over it.
 // A Core owns one module.Session (its custom model and caches), the only handle it holds, freed by
@@ -55,43 +58,32 @@ function checkText(text, maxBytes) {
   return text;
 }
 
-function checkInt(name, v, lo, hi) {
-  if (!Number.isInteger(v) || v < lo || v > hi) {
-    throw new CoreError(
-      'bad_setting',
-      `${name} must be a whole number from ${lo} to ${hi}, got ${String(v)}`,
-      { name, lo, hi },
-    );
-  }
+// A whole number for an Embind int parameter, which would turn 'x' and NaN into 0 without a word
+// and wrap what does not fit 32 bits; its range is the core's.
+function checkWhole(name, v) {
+  if (!Number.isInteger(v) || Math.abs(v) > 0x7fffffff)
+    throw new CoreError('bad_setting', `${name} must be a whole number, got ${String(v)}`, {
+      name,
+    });
   return v;
 }
 
-function checkNumber(name, v, lo, hi) {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) {
-    throw new CoreError(
-      'bad_setting',
-      `${name} must be a number from ${lo} to ${hi}, got ${String(v)}`,
-      { name, lo, hi },
-    );
-  }
+// A number for an Embind float parameter; its range is the core's.
+function checkNumber(name, v) {
+  if (typeof v !== 'number')
+    throw new CoreError('bad_setting', `${name} must be a number, got ${String(v)}`, { name });
   return v;
 }
 
-function checkBool(name, v) {
-  if (typeof v !== 'boolean')
-    throw new CoreError('bad_setting', `${name} must be true or false`, { name });
-  return v;
-}
-
-function checkObject(name, v, optional = false) {
-  if (v == null && optional) return {};
+function checkObject(name, v) {
   if (v === null || typeof v !== 'object') {
     throw new CoreError('bad_setting', `${name} must be an object`, { name });
   }
   return v;
 }
 
-// A list of numbers (Array or typed array) of at most `max` entries, checked before it is copied.
+// A list of numbers (Array or typed array) of at most `max` entries, checked before it is copied
+// into a Float32Array; which numbers are allowed (NaN, infinities) is the core's rule.
 function toF32(name, values, max) {
   const length = values != null && typeof values === 'object' ? values.length : undefined;
   if (!Number.isInteger(length) || length < 0) {
@@ -103,12 +95,16 @@ function toF32(name, values, max) {
       max,
     });
   }
-  const a = values instanceof Float32Array ? values : Float32Array.from(values, Number);
-  for (let i = 0; i < a.length; i++) {
-    if (Number.isNaN(a[i]) || a[i] === Infinity)
-      throw new CoreError('non_finite', `${name} must contain numbers only`);
-  }
-  return a;
+  return values instanceof Float32Array ? values : Float32Array.from(values, Number);
+}
+
+// Settings as the core reads them: a seed given as a JS number or BigInt becomes the decimal
+// string the core takes (a number cannot hold every 64-bit seed); the rest is the core's to check.
+function wire(settings) {
+  const seed = settings.seed;
+  return typeof seed === 'number' || typeof seed === 'bigint'
+    ? { ...settings, seed: String(seed) }
+    : settings;
 }
 
 /** The default settings of a trace (the core's Settings and default model, read from the module
@@ -174,7 +170,7 @@ export class Core {
   /** -> {tokens: [text], token_details: [{text, kind, known, byte_begin, byte_end}]} */
   tokenize(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
     checkText(text, this.lim.max_text_bytes);
-    checkInt('max_tokens', maxTokens, 1, this.lim.max_tokens);
+    checkWhole('max_tokens', maxTokens);
     return unwrap(this.module.tokenize(text, maxTokens));
   }
 
@@ -182,7 +178,7 @@ export class Core {
    *  -> [{pronoun, category, candidates: [token index, ...]}] */
   sameKindCandidates(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
     checkText(text, this.lim.max_text_bytes);
-    checkInt('max_tokens', maxTokens, 1, this.lim.max_tokens);
+    checkWhole('max_tokens', maxTokens);
     return unwrap(this.module.sameKindCandidates(text, maxTokens)).same_kind;
   }
 
@@ -195,45 +191,20 @@ export class Core {
    *  trace); the page asks for them only while it shows a layer other than the last. */
   trace(text, settings = {}, detail = undefined) {
     checkText(text, this.lim.max_text_bytes);
-    const s = { ...DEFAULT_SETTINGS, ...checkObject('settings', settings) };
-    checkInt('d_model', s.d_model, 1, this.lim.max_d_model);
-    checkInt('heads', s.heads, 1, this.lim.max_heads);
-    checkInt('d_k', s.d_k, 0, this.lim.max_head_width);
-    checkBool('causal', s.causal);
-    checkBool('scale', s.scale);
-    checkBool('tie_qk', s.tie_qk);
-    checkBool('positions', s.positions);
-    checkNumber('temperature', s.temperature, Number.MIN_VALUE, this.lim.max_temperature);
-    checkInt('max_tokens', s.max_tokens, 1, this.lim.max_tokens);
-    const seed = String(s.seed); // the core checks it (bad_seed)
-    if (!MODELS.includes(s.model)) {
-      throw new CoreError(
-        'bad_setting',
-        `model must be one of ${MODELS.join(', ')}, got ${String(s.model)}`,
-        { name: 'model' },
-      );
-    }
+    const s = wire(checkObject('settings', settings));
     if (detail !== undefined) {
       checkObject('detail', detail);
-      if ('layers' in detail) checkBool('layers', detail.layers);
-      return unwrap(this.live().traceText(text, { ...s, seed }, detail));
+      return unwrap(this.live().traceText(text, s, detail));
     }
-    return unwrap(this.live().traceText(text, { ...s, seed }));
+    return unwrap(this.live().traceText(text, s));
   }
 
   /** One example's gradient through a trained model: at token `row` the output should name the
    *  word of token `target`. -> {row, target, target_word, loss, probability, d_output,
    *  heads: [{d_weights, d_scores}]} (negative d_scores = the loss wants that score higher). */
   gradientRow(text, settings = {}, row, target) {
-    checkObject('settings', settings);
-    const n = this.trace(text, settings).tokens.length; // validates text and settings
-    checkInt('row', row, 0, n - 1);
-    checkInt('target', target, 0, n - 1);
-    const s = {
-      ...DEFAULT_SETTINGS,
-      ...settings,
-      seed: String(settings.seed ?? DEFAULT_SETTINGS.seed),
-    };
+    checkText(text, this.lim.max_text_bytes);
+    const s = wire(checkObject('settings', settings));
     return unwrap(this.live().gradientRow(text, s, row, target));
   }
 
@@ -258,9 +229,9 @@ export class Core {
   /** The weights a trace of (text, settings) uses, by the core's names (weight_arrays.hpp):
    *  -> {arrays: [{name, rows, cols, data}], layer_norm_eps}. */
   weightArrays(text, settings = {}) {
-    this.trace(text, settings); // validates text and settings as trace does
-    const s = { ...DEFAULT_SETTINGS, ...settings };
-    return unwrap(this.live().weightArrays(text, { ...s, seed: String(s.seed) }));
+    checkText(text, this.lim.max_text_bytes);
+    const s = wire(checkObject('settings', settings));
+    return unwrap(this.live().weightArrays(text, s));
   }
 
   /** The .apm bytes of the trained model called `model` ('default' or 'custom'); a CoreError
@@ -281,12 +252,13 @@ export class Core {
     return this.module.defaultModelBytes();
   }
 
-  /** Bring your own numbers: {X, W_Q, W_K, W_V, W_O?, heads, causal, scale, temperature} with
-   *  matrices as {rows, cols, data}. -> the trace of src/core/schema.hpp: {config, X, heads,
-   *  concat, W_O, output} */
+  /** Bring your own numbers: {X, W_Q, W_K, W_V, W_O?, heads?, causal?, scale?, temperature?}
+   *  with matrices as {rows, cols, data} (the options left out take the core's defaults). -> the
+   *  trace of src/core/schema.hpp: {config, X, heads, concat, W_O, output} */
   attend(input) {
     checkObject('input', input);
     const L = this.lim;
+    // the shape caps guard the copy of `data` into a Float32Array; the shapes' rules are the core's
     const mat = (name, m, maxRows, maxCols, optional) => {
       if (m == null && optional) return undefined;
       if (
@@ -318,22 +290,17 @@ export class Core {
       W_K: mat('W_K', input.W_K, L.max_d_model, L.max_head_width),
       W_V: mat('W_V', input.W_V, L.max_d_model, L.max_head_width),
       W_O: mat('W_O', input.W_O, L.max_head_width, L.max_d_model, true),
-      heads: checkInt('heads', input.heads ?? 1, 1, this.lim.max_heads),
-      causal: checkBool('causal', input.causal ?? false),
-      scale: checkBool('scale', input.scale ?? true),
-      temperature: checkNumber(
-        'temperature',
-        input.temperature ?? 1,
-        Number.MIN_VALUE,
-        this.lim.max_temperature,
-      ),
+      heads: input.heads,
+      causal: input.causal,
+      scale: input.scale,
+      temperature: input.temperature,
     };
     return unwrap(this.module.attend(x));
   }
 
   /** One row's softmax, step by step: {input, max, shifted, exps, sum, weights}. -Infinity = masked. */
-  softmaxSteps(scores, temperature = 1) {
-    checkNumber('temperature', temperature, Number.MIN_VALUE, this.lim.max_temperature);
+  softmaxSteps(scores, temperature = DEFAULT_SETTINGS.temperature) {
+    checkNumber('temperature', temperature);
     return unwrap(
       this.module.softmaxSteps(toF32('scores', scores, this.lim.max_scores), temperature),
     );
@@ -361,7 +328,7 @@ export class Core {
       ['rows', rows],
       ['bins', bins],
     ])
-      checkInt(name, v, 1, 1 << 16);
+      checkWhole(name, v);
     return unwrap(this.module.scaleDemo(dK, keys, rows, String(seed), bins)); // seed: the core checks
   }
 

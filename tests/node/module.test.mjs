@@ -261,10 +261,10 @@ test('errors come back as CoreError codes, and the module keeps working', () => 
     [() => core.trace('a\uD800b'), 'lone_surrogate'],
     [() => core.trace('a\u0000b'), 'control_char'],
     [() => core.trace('x', { model: 'random', heads: 3 }), 'heads_divide'],
-    [() => core.trace('x', { heads: 0 }), 'bad_setting'],
+    [() => core.trace('x', { model: 'random', heads: 0 }), 'bad_heads'], // the core's rules and codes
     [() => core.trace('x', { heads: NaN }), 'bad_setting'],
     [() => core.trace('x', { d_model: 'abc' }), 'bad_setting'],
-    [() => core.trace('x', { temperature: 0 }), 'bad_setting'],
+    [() => core.trace('x', { temperature: 0 }), 'bad_temperature'],
     [() => core.trace('x', { seed: '-1' }), 'bad_seed'],
     [() => core.trace('x', { seed: '18446744073709551616' }), 'bad_seed'],
     [() => core.trace('word '.repeat(65)), 'too_many_tokens'],
@@ -364,7 +364,7 @@ test("one example's gradient: the loss pushes 它 -> 小猫 up; a custom model r
   assert.deepEqual(Array.from(a), Array.from(b));
   assert.throws(
     () => core.trace('x', { model: 'gpt' }),
-    (e) => e.code === 'bad_setting',
+    (e) => e.code === 'bad_model',
   );
 });
 
