@@ -20,10 +20,15 @@ export class CoreError extends Error {
   }
 }
 
+// Refusals whose locale string names one of the core's limits ({max}) -> that limit's name in
+// limits(); the CoreError carries its value as details.max.
+const LIMIT_OF = Object.freeze({ bad_seed: 'max_seed' });
+
 function unwrap(result) {
   if (result && result.ok) return result;
   const e = (result && result.error) || { code: 'internal', message: 'no result' };
-  throw new CoreError(e.code, e.message);
+  const limit = LIMIT_OF[e.code];
+  throw new CoreError(e.code, e.message, limit ? { max: LIMITS[limit] } : {});
 }
 
 function checkText(text, maxBytes) {

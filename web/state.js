@@ -97,6 +97,9 @@ export const HIDE_PARTS = Object.freeze({
 });
 export const HIDEABLE = Object.freeze(Object.keys(HIDE_PARTS));
 
+/** The most heads the page's controls offer: one colour each (style.css .head-0 … .head-7). */
+const PAGE_HEADS = Math.min(8, LIMITS.max_heads);
+
 // One line per key. `core` names the field of core.trace's settings that the key feeds; those
 // keys start from the core's defaults (D). The ranges here are the page's (its sliders), inside
 // the core's limits.
@@ -109,7 +112,7 @@ export const TABLE = Object.freeze([
   // numpy = the seed article's NumPy program (fixes one head, no positions);
   // custom = a model trained in this page (only exists until the page is left: links fall back)
   { name: 'model', type: 'enum', def: D.model, values: MODELS, core: 'model' },
-  { name: 'heads', type: 'int', def: D.heads, min: 1, max: 8, core: 'heads' },
+  { name: 'heads', type: 'int', def: D.heads, min: 1, max: PAGE_HEADS, core: 'heads' },
   { name: 'dmodel', type: 'int', def: D.d_model, min: 2, max: 64, core: 'd_model' },
   { name: 'dk', type: 'int', def: D.d_k, min: 0, max: 64, core: 'd_k' },
   { name: 'causal', type: 'bool', def: D.causal, core: 'causal' },
@@ -126,7 +129,8 @@ export const TABLE = Object.freeze([
     core: 'max_tokens',
   }, // the token cap
   { name: 'step', type: 'int', def: 1, min: 1, max: STAGES.length },
-  { name: 'head', type: 'int', def: 0, min: 0, max: 7 },
+  // the head the stages show, 0-based, up to the core's widest (a trace with fewer clamps it)
+  { name: 'head', type: 'int', def: 0, min: 0, max: LIMITS.max_heads - 1 },
   // the layer the stages show, 0-based; -1: the last (a trained model's; random weights have one)
   { name: 'layer', type: 'int', def: -1, min: -1, max: LIMITS.max_layers - 1 },
   { name: 'q', type: 'int', def: -1, min: -1, max: LIMITS.max_tokens - 1 }, // -1: the pronoun (它, it) if any, else 0

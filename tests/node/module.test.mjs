@@ -194,11 +194,14 @@ test('defaults and limits have one home, the core: the generated facts, core.js 
     if (e.max !== undefined && e.core === 'd_model') assert.ok(e.max <= LIMITS.max_d_model);
   }
   assert.equal(TABLE.find((e) => e.name === 'max').max, LIMITS.max_tokens);
+  // the shown head: any head the core can make (a trace with fewer clamps it)
+  assert.equal(TABLE.find((e) => e.name === 'head').max, LIMITS.max_heads - 1);
   // one seed rule, the core's: the module and the CLI refuse the same seeds
   for (const bad of ['-1', '18446744073709551616', '1e3', '', '123456789012345678901', ' 4']) {
     assert.throws(
       () => core.trace('x', { model: 'random', seed: bad }),
-      (e) => e.code === 'bad_seed',
+      // the largest seed comes with the refusal: error.bad_seed's {max}
+      (e) => e.code === 'bad_seed' && e.details.max === LIMITS.max_seed,
       bad,
     );
     assert.throws(() => native(['trace', 'x', '--model', 'random', '--seed', bad]), bad);
@@ -207,6 +210,17 @@ test('defaults and limits have one home, the core: the generated facts, core.js 
     core.trace('x', { model: 'random', seed: '18446744073709551615' }).config.seed,
     '18446744073709551615',
   );
+  // and the locale strings name the largest seed through {max}, never as a literal
+  for (const lang of ['en', 'zh']) {
+    const strings = JSON.parse(
+      fs.readFileSync(path.join(root, `web/locales/${lang}.json`), 'utf8'),
+    );
+    assert.match(strings['error.bad_seed'], /\{max\}/, lang);
+    assert.ok(
+      !Object.values(strings).some((v) => v.includes(LIMITS.max_seed)),
+      `${lang}: the largest seed is written out`,
+    );
+  }
 });
 
 test('attend matches NumPy fixtures to 1e-5', () => {

@@ -403,7 +403,7 @@ export class ExportView {
     } catch (e) {
       const code = (e && e.code) || 'internal';
       const key = `error.${code}`;
-      const said = this.t(key, { message: '' });
+      const said = this.t(key, { ...e?.details, message: '' });
       this.problem.textContent = this.t('export.failed', {
         code,
         message: said === key ? this.t('export.unexpected') : said,
