@@ -99,11 +99,11 @@ export class EmbeddingsStage {
         t,
       ),
     );
-    this.sum = el('div', { class: 'calc embed-sum', 'aria-live': 'off' });
+    this.sum = el('div', { class: 'calc embeddings-sum', 'aria-live': 'off' });
     this.ss = null;
     this.root.replaceChildren(
       this.sum,
-      el('div', { class: 'row-blocks embed-blocks' }, blocks),
+      el('div', { class: 'row-blocks embeddings-blocks' }, blocks),
       this.posHint(model),
     );
   }
