@@ -1,4 +1,4 @@
-// train_worker.test.mjs: web/train-worker.js run as the page runs it (a classic worker script),
+// train-worker.test.mjs: web/train-worker.js run as the page runs it (a classic worker script),
 // here inside a Node vm context with the training module: pause and resume in any number and
 // order continue the one training loop; it ends with exactly one `done` and no error. Not the
 // page's training view (tests/browser/train.test.mjs).
