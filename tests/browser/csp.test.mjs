@@ -36,6 +36,11 @@ before(async () => {
           '<script src="/embed/attention-playground.js" defer></script></head><body>' +
           '<attention-playground sentence="我爱你" step="7"></attention-playground></body></html>',
       },
+      // an inline script the CSP blocks: what collectErrors must count
+      '/t/violates.html': {
+        body: '<!doctype html><title>violates</title><script>document.title = "ran"</script>',
+        csp: CSP,
+      },
     },
   });
   browser = await launch();
@@ -44,6 +49,20 @@ before(async () => {
 after(async () => {
   if (browser) await browser.close();
   if (srv) await new Promise((r) => srv.server.close(r));
+});
+
+test("a CSP violation is one of collectErrors' errors (the harness counts on it)", async () => {
+  const page = await browser.newPage();
+  const errors = collectErrors(page);
+  const reported = page.waitForEvent('console', (m) => m.type() === 'error');
+  await page.goto(`${srv.base}t/violates.html`);
+  await reported;
+  assert.equal(await page.title(), 'violates', 'the inline script was blocked');
+  assert.ok(
+    errors.some((e) => e.includes('Content Security Policy')),
+    `the violation is an error: ${errors.join('\n')}`,
+  );
+  await page.close();
 });
 
 test('hosted page (dist/site) under the strict CSP: runs, no violations, only its own files', async () => {

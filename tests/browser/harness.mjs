@@ -106,7 +106,9 @@ export function launch() {
   });
 }
 
-/** Error collection on a page: console errors, page errors and CSP violations. */
+/** Error collection on a page: console errors, page errors and CSP violations (Chromium reports
+ *  each violation as a console error, "… violates the following Content Security Policy
+ *  directive …"; csp.test.mjs checks that it still does). */
 export function collectErrors(page) {
   const errors = [];
   page.on('console', (m) => {
@@ -126,7 +128,8 @@ export async function teardown() {
 
 /**
  * A new page with error collection. opts: {width, height, locale, reducedMotion}.
- * Returns {page, errors, context, open(search)}; `errors` lists console errors and page errors.
+ * Returns {page, errors, context, open(search)}; `errors` is collectErrors' list, and a dialog
+ * the page opens is one more error.
  */
 export async function newPage(opts = {}) {
   const { browser, base } = await setup();
@@ -137,12 +140,7 @@ export async function newPage(opts = {}) {
     deviceScaleFactor: 1,
   });
   const page = await context.newPage();
-  const errors = [];
-  page.on('console', (m) => {
-    if (m.type() !== 'error') return;
-    errors.push(`console: ${m.text()} (${(m.location() && m.location().url) || ''})`);
-  });
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  const errors = collectErrors(page);
   page.on('dialog', (d) => {
     errors.push(`dialog opened: ${d.message()}`);
     d.dismiss();

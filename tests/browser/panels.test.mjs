@@ -1,83 +1,31 @@
 // panels.test.mjs: the four teaching panels (web/views/panels/) in real Chromium, on the test
-// page tests/browser/pages/panels.html, checked against the same core loaded in Node. Keeps its
-// own tiny static server (not the shared harness). Fails on any console error, page error or
+// page tests/browser/pages/panels.html, checked against the same core loaded in Node, served by
+// the harness's server from the repository's root. Fails on any console error, page error or
 // failed request.
 //   node --test tests/browser/panels.test.mjs      (needs scripts/build wasm first)
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { loadCoreNode } from '../../web/core.js';
 import { parseScores, parseTemperature, MAX_SCORES } from '../../web/views/panels/softmax-lab.js';
+import { launch, startServer, root, webDir, shotDir } from './harness.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const WEB = path.join(ROOT, 'web');
-const SHOTS = path.join(ROOT, 'tests/browser/screenshots');
 const SENTENCE = '小猫吃鱼，它很开心';
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-};
 
 let server, base, browser, core;
 
-function startServer() {
-  return new Promise((resolve) => {
-    const s = http.createServer((req, res) => {
-      const url = new URL(req.url, 'http://localhost');
-      if (url.pathname === '/favicon.ico') {
-        res.writeHead(204);
-        res.end();
-        return;
-      }
-      const file = path.normalize(path.join(ROOT, decodeURIComponent(url.pathname)));
-      if (
-        !file.startsWith(ROOT + path.sep) ||
-        !fs.existsSync(file) ||
-        !fs.statSync(file).isFile()
-      ) {
-        res.writeHead(404, { 'content-type': 'text/plain' });
-        res.end('not found');
-        return;
-      }
-      const type = MIME[path.extname(file)] || 'application/octet-stream';
-      res.writeHead(200, {
-        'content-type': type,
-        'content-security-policy': CSP,
-        'cache-control': 'no-store',
-      });
-      fs.createReadStream(file).pipe(res);
-    });
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  });
-}
-
 before(async () => {
-  core = await loadCoreNode(path.join(WEB, 'wasm'));
-  server = await startServer();
-  base = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-    ],
-  });
-  fs.mkdirSync(SHOTS, { recursive: true });
+  core = await loadCoreNode(path.join(webDir, 'wasm'));
+  // the repository's root: the test page sits under tests/, the page's modules under web/
+  ({ server, base } = await startServer({
+    dir: root,
+    routes: { '/favicon.ico': { body: '', type: 'image/x-icon' } },
+  }));
+  base = base.replace(/\/$/, '');
+  browser = await launch();
+  fs.mkdirSync(shotDir, { recursive: true });
 });
 
 after(async () => {
@@ -167,7 +115,7 @@ test('parseScores and parseTemperature refuse bad input with a code, never a thr
 });
 
 test('panel sources compute no attention maths and never use innerHTML', () => {
-  const dir = path.join(WEB, 'views/panels');
+  const dir = path.join(webDir, 'views/panels');
   for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.js'))) {
     const src = fs.readFileSync(path.join(dir, f), 'utf8').replace(/^\s*(\/\/|\*|\/\*).*$/gm, '');
     for (const bad of [
@@ -183,17 +131,17 @@ test('panel sources compute no attention maths and never use innerHTML', () => {
 
 test('the panel.* strings exist in en and zh alike, and every panel key used in code exists', () => {
   const panelKeys = (lang) =>
-    Object.keys(JSON.parse(fs.readFileSync(path.join(WEB, `locales/${lang}.json`), 'utf8'))).filter(
-      (k) => k.startsWith('panel.'),
-    );
+    Object.keys(
+      JSON.parse(fs.readFileSync(path.join(webDir, `locales/${lang}.json`), 'utf8')),
+    ).filter((k) => k.startsWith('panel.'));
   const en = panelKeys('en');
   assert.ok(en.length > 50, `${en.length} panel strings`);
   assert.deepEqual(panelKeys('zh').sort(), en.sort());
-  const dir = path.join(WEB, 'views/panels');
+  const dir = path.join(webDir, 'views/panels');
   const sources = [
     ...fs.readdirSync(dir).map((f) => path.join(dir, f)),
-    path.join(WEB, 'views/util.js'),
-    path.join(WEB, 'playground.js'),
+    path.join(webDir, 'views/util.js'),
+    path.join(webDir, 'playground.js'),
   ];
   for (const file of sources) {
     for (const [, key] of fs.readFileSync(file, 'utf8').matchAll(/\bt\(\s*'(panel\.[\w.]+)'/g)) {
@@ -224,13 +172,13 @@ test('the test page loads all four panels in zh and en, at 1280 and 375 px, with
       );
       assert.ok(overflow <= 0, `horizontal overflow ${overflow}px at ${width}`);
       await page.screenshot({
-        path: path.join(SHOTS, `panels-${lang}-${width}.png`),
+        path: path.join(shotDir, `panels-${lang}-${width}.png`),
         fullPage: true,
       });
       for (const name of ['analogy', 'formula', 'softmax', 'plane']) {
         await page
           .locator(`section.panel-${name}`)
-          .screenshot({ path: path.join(SHOTS, `panels-${lang}-${width}-${name}.png`) });
+          .screenshot({ path: path.join(shotDir, `panels-${lang}-${width}-${name}.png`) });
       }
       await close();
     }
