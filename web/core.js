@@ -133,6 +133,7 @@ export { LIMITS };
 export { VERSION };
 
 export class Core {
+  /** @param {AttentionModule} module the loaded module (loadModule, loadCoreNode) */
   constructor(module) {
     this.module = module;
     this.lim = module.limits();
@@ -344,9 +345,6 @@ export class Core {
   }
 }
 
-/** Browser: loads web/wasm/attention.js with a classic script (works under a strict CSP and
- *  avoids ES-module loading of Emscripten glue), then instantiates it. -> the module, for
- *  `new Core(module)` per playground. */
 /**
  * The trace seen from one layer of a layered model: X, heads, concat, W_O and output become that
  * layer's (the trace carries every layer's matrices; nothing is computed here), plus `layer`
@@ -375,6 +373,11 @@ export function layerView(result, layer) {
   };
 }
 
+/** Browser: loads web/wasm/attention.js with a classic script (works under a strict CSP and
+ *  avoids ES-module loading of Emscripten glue), then instantiates it. -> the module, for
+ *  `new Core(module)` per playground.
+ *  @param {{base?: string}} [options] base: the folder of attention.js and attention.wasm
+ *  @returns {Promise<AttentionModule>} */
 export async function loadModule(options = {}) {
   const base = options.base || new URL('./wasm/', import.meta.url).href;
   let factory = globalThis.createAttentionModule;

@@ -17,5 +17,56 @@ declare const AP_TRAIN_BASE: string;
 declare const AP_TRAIN_CORPUS: string;
 /** The single file's copy of train-worker.js, for its blob worker. */
 declare const AP_TRAIN_WORKER: string;
+/** What an exported call of the module returns: {ok: true, ...its fields} (src/core/schema.hpp
+ *  names them), or {ok: false, error: {code, message}}. */
+interface CoreResult {
+  ok: boolean;
+  error?: { code: string; message: string };
+  [field: string]: any;
+}
+
+/** One playground's module.Session (src/wasm/page_api.cpp): a handle JS frees with delete(). */
+interface AttentionSession {
+  traceText(text: string, settings: object, detail?: object): CoreResult;
+  gradientRow(text: string, settings: object, row: unknown, target: unknown): CoreResult;
+  setCustomModel(bytes: Uint8Array): CoreResult;
+  hasCustomModel(): boolean;
+  weightArrays(text: string, settings: object): CoreResult;
+  modelBytes(settings: object): CoreResult;
+  delete(): void;
+}
+
+/** A run of the core's trainer (src/wasm/training.cpp; attention-full and attention-train). */
+interface AttentionTrainer {
+  start(corpus: string, options: object): CoreResult;
+  step(steps: number): CoreResult;
+  modelBytes(): CoreResult;
+  delete(): void;
+}
+
+/** The loaded WebAssembly module (src/wasm: page_api.cpp, training.cpp in the larger builds). */
+interface AttentionModule {
+  Session: new () => AttentionSession;
+  /** attention-full and attention-train only */
+  Trainer?: new () => AttentionTrainer;
+  limits(): typeof import('./wasm/core-facts.mjs').LIMITS;
+  defaults(): typeof import('./wasm/core-facts.mjs').DEFAULTS;
+  version(): string;
+  models(): CoreResult;
+  explainFacts(): {
+    scale_demo_dks: number[];
+    reference_shapes: { name: string; heads: number; d_k: number; d_model: number }[];
+  };
+  tokenize(text: string, maxTokens: number): CoreResult;
+  sameKindCandidates(text: string, maxTokens: number): CoreResult;
+  attend(input: object): CoreResult;
+  softmaxSteps(scores: Float32Array, temperature: number): CoreResult;
+  dotSteps(q: Float32Array, k: Float32Array): CoreResult;
+  finiteRange(row: Float32Array): CoreResult;
+  scaleDemo(d_k: number, keys: number, rows: number, seed: string, bins: number): CoreResult;
+  crc32(bytes: Uint8Array): CoreResult;
+  defaultModelBytes(): Uint8Array;
+}
+
 /** The Emscripten module factory (web/wasm/attention*.js, a classic script). */
-declare function createAttentionModule(options?: object): Promise<any>;
+declare function createAttentionModule(options?: object): Promise<AttentionModule>;

@@ -343,7 +343,7 @@ class App {
       let result;
       try {
         result = this.core.trace(this.state.s, settings, detail);
-      } catch (e) {
+      } catch (/** @type {any} */ e) {
         // model=custom from a link: that model was trained in another visit and is gone
         if (e.code !== 'no_custom_model') throw e;
         this.state.model = settings.model = 'default';
@@ -352,7 +352,7 @@ class App {
       }
       this.result = result;
       this.resultFrom = { text: this.state.s, settings, detail }; // what the shown trace came from
-    } catch (e) {
+    } catch (/** @type {any} */ e) {
       if (!e.code) throw e;
       messages.push({ kind: 'error', text: this.errorText(e) });
       this.emit('error', { code: e.code, message: this.errorText(e) });

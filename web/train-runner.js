@@ -17,7 +17,7 @@ export function corpusSource({ base, text }) {
     let res;
     try {
       res = await fetch(new URL(CORPUS, base).href);
-    } catch (e) {
+    } catch (/** @type {any} */ e) {
       throw Object.assign(new Error(String(e && e.message)), { code: 'no_corpus' });
     }
     if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { code: 'no_corpus' });
@@ -55,7 +55,7 @@ async function loadTrainModule(base) {
       document.head.append(s);
     });
     return await globalThis.createAttentionModule({ locateFile: at });
-  } catch (e) {
+  } catch (/** @type {any} */ e) {
     throw coded(String(e && e.message), 'load_failed');
   } finally {
     globalThis.createAttentionModule = before;

@@ -400,7 +400,7 @@ export class ExportView {
     this.problem.hidden = true;
     try {
       f();
-    } catch (e) {
+    } catch (/** @type {any} */ e) {
       const code = (e && e.code) || 'internal';
       const key = `error.${code}`;
       const said = this.t(key, { ...e?.details, message: '' });

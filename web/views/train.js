@@ -171,7 +171,7 @@ export class TrainView {
           this.ctx.core.setCustomModel(msg.bytes);
           run.modelStep = msg.step;
           this.ctx.actions.useCustomModel();
-        } catch (e) {
+        } catch (/** @type {any} */ e) {
           run.status = 'error';
           run.message = this.failure(e && e.code);
           this.stopWorker();

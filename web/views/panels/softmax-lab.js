@@ -231,8 +231,9 @@ export class SoftmaxLabPanel {
     try {
       s = this.core.softmaxSteps(parsed.values, temp.value);
     } catch (e) {
-      return this.showError(e && e.code === 'bad_temperature' ? 'temp_range' : 'core', {
-        message: e && e.message,
+      const err = Object(e); // whatever was thrown, read as an object
+      return this.showError(err.code === 'bad_temperature' ? 'temp_range' : 'core', {
+        message: e && err.message,
         max: this.maxTemperature,
       });
     }
