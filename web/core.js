@@ -20,15 +20,26 @@ export class CoreError extends Error {
   }
 }
 
-// Refusals whose locale string names one of the core's limits ({max}) -> that limit's name in
-// limits(); the CoreError carries its value as details.max.
-const LIMIT_OF = Object.freeze({ bad_seed: 'max_seed' });
+// Refusals whose locale string names one of the core's limits -> {placeholder: that limit's name
+// in limits()}; the CoreError carries the values in details, so no locale repeats a limit.
+const LIMIT_OF = Object.freeze({
+  bad_seed: { max: 'max_seed' },
+  bad_d_k: { limit: 'max_head_width' },
+  bad_max_tokens: { limit: 'max_tokens' },
+  too_many_tokens: { limit: 'max_tokens' },
+  text_too_long: { limit: 'max_text_bytes' },
+});
+
+/** The details of a refusal with this code: the limits its locale string names. */
+function limitDetails(code) {
+  const names = LIMIT_OF[code] || {};
+  return Object.fromEntries(Object.entries(names).map(([k, name]) => [k, LIMITS[name]]));
+}
 
 function unwrap(result) {
   if (result && result.ok) return result;
   const e = (result && result.error) || { code: 'internal', message: 'no result' };
-  const limit = LIMIT_OF[e.code];
-  throw new CoreError(e.code, e.message, limit ? { max: LIMITS[limit] } : {});
+  throw new CoreError(e.code, e.message, limitDetails(e.code));
 }
 
 function checkText(text, maxBytes) {
@@ -36,6 +47,7 @@ function checkText(text, maxBytes) {
   // every UTF-16 unit is at least one byte of UTF-8: refuse before anything is copied
   if (text.length > maxBytes) {
     throw new CoreError('text_too_long', `the text is longer than ${maxBytes} bytes`, {
+      ...limitDetails('text_too_long'),
       max: maxBytes,
     });
   }

@@ -1,6 +1,6 @@
 // i18n.js: loads the page's strings for one language (locales/{lang}.json, English as the fallback
-// for a missing key) and translates keys with {name} params.
-// Not a formatter for numbers beyond plain interpolation, and never writes HTML.
+// for a missing key) and translates keys with {name} params; numbers() groups the digits of
+// counts and limits in the language's way. Never writes HTML.
 
 export class Translator {
   constructor(lang, strings, fallback = {}) {
@@ -14,6 +14,14 @@ export class Translator {
     const s = this.strings[key] ?? this.fallback[key];
     if (typeof s !== 'string') return key;
     return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+  }
+
+  /** The same params with every number grouped as the language writes it (100000 -> "100,000"). */
+  numbers(params = {}) {
+    const f = new Intl.NumberFormat(this.lang, { maximumFractionDigits: 20 });
+    return Object.fromEntries(
+      Object.entries(params).map(([k, v]) => [k, typeof v === 'number' ? f.format(v) : v]),
+    );
   }
 
   has(key) {

@@ -378,7 +378,11 @@ class App {
   errorText(e) {
     const key = `error.${e.code}`;
     return this.translator.has(key)
-      ? this.translator.t(key, { max: this.state.max, ...e.details, message: e.message })
+      ? this.translator.t(key, {
+          max: this.state.max,
+          ...this.translator.numbers(e.details),
+          message: e.message,
+        })
       : e.message;
   }
 

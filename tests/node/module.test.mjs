@@ -235,6 +235,35 @@ test('defaults and limits have one home, the core: the generated facts, core.js 
   }
 });
 
+test('refusals that name a limit carry it from the core; no locale string writes one out', async () => {
+  const { LIMITS } = await import('../../web/wasm/core-facts.mjs');
+  const { Translator } = await import('../../web/i18n.js');
+  const cases = [
+    [() => core.trace('a', { model: 'random', max_tokens: 9999 }), 'bad_max_tokens', 'max_tokens'],
+    [() => core.trace('w '.repeat(65)), 'too_many_tokens', 'max_tokens'],
+    [() => core.trace('a'.repeat(LIMITS.max_text_bytes + 1)), 'text_too_long', 'max_text_bytes'],
+    [
+      () => core.trace('a b', { model: 'random', heads: 2, d_model: 8, d_k: 1000 }),
+      'bad_d_k',
+      'max_head_width',
+    ],
+  ];
+  for (const [fn, code, limit] of cases) {
+    assert.throws(fn, (e) => e.code === code && e.details.limit === LIMITS[limit], code);
+    for (const lang of ['en', 'zh']) {
+      const strings = JSON.parse(
+        fs.readFileSync(path.join(root, `web/locales/${lang}.json`), 'utf8'),
+      );
+      const t = new Translator(lang, strings);
+      const text = t.t(`error.${code}`, t.numbers({ max: 64, limit: LIMITS[limit] }));
+      assert.match(strings[`error.${code}`], /\{limit\}/, `${lang} ${code}`);
+      assert.ok(!/\{\w+\}/.test(text), `${lang} ${code}: ${text}`);
+      const grouped = new Intl.NumberFormat(lang).format(LIMITS[limit]);
+      assert.ok(text.includes(grouped), `${lang} ${code} names ${grouped}: ${text}`);
+    }
+  }
+});
+
 test('attend matches NumPy fixtures to 1e-5', () => {
   // the fixture is committed (scripts/gen_fixtures writes it): missing or reshaped, this fails
   const fx = JSON.parse(
