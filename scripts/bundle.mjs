@@ -152,12 +152,17 @@ write(
     // opened from disk, the page hands over to the single file (web/from-disk.js)
     .replace('</head>', '<script src="from-disk.js"></script>\n</head>'),
 );
-for (const f of ['attention.js', 'attention.wasm']) {
-  fs.mkdirSync(path.join(site, 'wasm'), { recursive: true });
-  fs.copyFileSync(path.join(web, 'wasm', f), path.join(site, 'wasm', f));
-}
-for (const f of ['favicon.svg', 'from-disk.js'])
-  fs.copyFileSync(path.join(web, f), path.join(site, f));
+// copied as they are, but a script opens with the legal comment like every built script
+const ship = (f) => {
+  const to = path.join(site, f);
+  if (f.endsWith('.js')) write(to, jsBanner + read(web, f));
+  else {
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(path.join(web, f), to);
+  }
+};
+for (const f of ['wasm/attention.js', 'wasm/attention.wasm', 'favicon.svg', 'from-disk.js'])
+  ship(f);
 // training (the Train panel's worker): only fetched when the learner presses Train
 for (const f of [
   'train-worker.js',
@@ -165,7 +170,7 @@ for (const f of [
   'wasm/attention-train.wasm',
   'wasm/corpus-train.tsv',
 ])
-  fs.copyFileSync(path.join(web, f), path.join(site, f));
+  ship(f);
 write(path.join(site, 'embed/attention-playground.js'), await element('../'));
 // the npm package's ES modules (dist/site/lib/) and the element's manifest (scripts/bundle-package.mjs)
 await bundlePackage({

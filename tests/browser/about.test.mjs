@@ -42,11 +42,15 @@ const LEGAL = `Attention Playground ${VERSION} | MIT licence`;
 
 test('every built file opens with the legal comment; the licence files sit next to each page', () => {
   const head = (f) => fs.readFileSync(path.join(distDir, f), 'utf8').slice(0, 600);
-  for (const f of [
-    'site/app.js',
-    'embed/attention-playground.js',
-    'site/embed/attention-playground.js',
-  ]) {
+  // every script dist/ ships, the Emscripten glue and the training worker included (not the
+  // examples: course authors copy them into their own pages)
+  const scripts = fs
+    .readdirSync(distDir, { recursive: true })
+    .map(String)
+    .filter((f) => /\.m?js$/.test(f) && !f.startsWith('examples'));
+  for (const f of ['site/app.js', 'site/wasm/attention.js', 'site/train-worker.js'])
+    assert.ok(scripts.includes(f), `dist/ has no ${f} (${scripts.length} scripts)`);
+  for (const f of scripts) {
     assert.ok(head(f).startsWith(`/*! ${LEGAL}`), `${f} opens with the legal comment`);
     assert.match(head(f), /Eigen \(MPL-2\.0/, f);
   }

@@ -154,9 +154,12 @@ test('two elements on one page: independent state, shadow DOM, attributes and ev
     document.getElementById('b').setAttribute('sentence', '我爱你');
     document.getElementById('b').setAttribute('hide', '');
   });
-  await page.waitForFunction(
-    () => document.getElementById('b').shadowRoot.querySelector('#text').value === '我爱你',
-  );
+  // the text shows the new sentence, and every view out of sight (the share snippets among them)
+  // has caught up with it (data-settled, written by the element's playground)
+  await page.waitForFunction(() => {
+    const el = document.getElementById('b');
+    return el.shadowRoot.querySelector('#text').value === '我爱你' && el.dataset.settled === '1';
+  });
   assert.ok(await b.locator('#panels').isVisible());
   // the share snippets of an element describe its own state
   const snippet = await b.locator('#share-element').inputValue();
