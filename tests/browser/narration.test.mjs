@@ -135,6 +135,24 @@ function check(says, text, ctx) {
       has(String(tr.config.d_model), 'the number of products');
       break;
     }
+    // the rest of the first row, and the other rows, each named by one of their cells
+    case 'narr.projectRow':
+    case 'narr.projectRest': {
+      const m = hd[says.r];
+      close(says.v, m.data[says.i * m.cols + says.c], `${says.r}[${says.i}][${says.c}]`);
+      has(fmt(says.v, 3), 'the value');
+      has(tok(says.i), 'the token');
+      if (says.key === 'narr.projectRow') {
+        assert.equal(says.i, 0, 'the first row');
+        has(String(says.m), 'the number of other components');
+        assert.equal(says.m, tr.config.d_k - 1);
+      } else {
+        assert.equal(says.rows, tr.config.n - 1);
+        has(String(says.cells), 'the number of other sums');
+        assert.equal(says.cells, (tr.config.n - 1) * tr.config.d_k);
+      }
+      break;
+    }
     case 'narr.projectSum': {
       const m = hd[says.r];
       close(says.v, m.data[says.i * m.cols + says.c], `${says.r}[${says.i}][${says.c}]`);
@@ -604,8 +622,8 @@ async function walk(core, r, seen, { text, s, lang, head, q, label }) {
     await page.click(`#stage-nav li:nth-child(${si + 1}) button`);
     await page.waitForSelector(`body[data-stage="${id}"]`);
     const units = Number(await page.$eval('#player .scrub', (e) => e.max));
-    // stage 3 takes its first cell apart in steps 0-3: walk them all
-    const first = id === 'project' ? [0, 1, 2, 3] : [0];
+    // stage 3 takes its first cell apart in steps 0-3, then its row (4) and the rest (5): walk them all
+    const first = id === 'project' ? [0, 1, 2, 3, 4, 5] : [0];
     const ks = [...new Set([...first, 1 + Math.floor(r() * units), units])].filter(
       (k) => k >= 0 && k <= units,
     );
@@ -642,6 +660,8 @@ test('every narrated sentence matches the trace: random sentences and settings, 
     'narr.projectMeet',
     'narr.projectMultiply',
     'narr.projectSum',
+    'narr.projectRow',
+    'narr.projectRest',
     'narr.score',
     'narr.scoreTop',
     'narr.scale',

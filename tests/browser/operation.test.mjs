@@ -56,14 +56,14 @@ const values = (page, sel) =>
     })),
   );
 
-test("project: the first cell of Q, K and V in four steps (rows meet, products, sum, lands), the core's numbers", async () => {
+test("project: the first cell of Q, K and V in four steps (rows meet, products, sum, lands), then its row, then the rest; the core's numbers", async () => {
   const search = 's=小猫吃鱼，它很开心';
   const { core, tr, tokens } = await traceFor(search);
   const { page, errors, open, context } = await newPage();
   await open(search);
   await gotoStage(page, 2, 'project');
   const { n, d_k: dK, d_model: d } = tr.config;
-  const per = n * dK + 3;
+  const per = 6; // the first cell's four steps, the rest of its row, the other rows
   assert.equal(await page.$eval('#player .scrub', (e) => e.max), String(3 * per));
   const calc = () =>
     page.$eval('#stage-body .calc', (c) => {
@@ -121,10 +121,18 @@ test("project: the first cell of Q, K and V in four steps (rows meet, products, 
     assert.equal(landed.pending, false, `${r}: the sum has landed in cell (0, 0)`);
     close(landed.value, value, `${r}[0][0]`);
     close(value, dot.dot, `${r}[0][0] is the sum of the products`);
-    // one step per cell after the first: the next step lands cell (0, 1)
+    // the next step lands the rest of row 0, the one after every other row
     await stepTo(page, role * per + 4);
-    assert.equal((await cell(r, 0, 1)).pending, false);
+    assert.equal((await cell(r, 0, dK - 1)).pending, false, `${r}: row 0 is filled`);
+    assert.equal((await cell(r, 1, 0)).pending, true, `${r}: row 1 is not yet`);
     assert.equal((await calc()).phase, 'land');
+    await stepTo(page, role * per + 5);
+    for (const [i, c] of [
+      [1, 0],
+      [n - 1, dK - 1],
+    ])
+      close((await cell(r, i, c)).value, head[r].data[i * dK + c], `${r}[${i}][${c}] filled`);
+    assert.equal((await cell(r, n - 1, dK - 1)).pending, false, `${r}: every row is filled`);
   }
   assert.deepEqual(errors, []);
   await context.close();

@@ -1,8 +1,9 @@
 // project.js: stage 3. Q = X W_Q, K = X W_K, V = X W_V for the chosen head, animated cell by cell
 // as row-times-column: row i of X meets column c of W, and the products add up to one number.
-// The first cell of each of Q, K and V is taken apart in four steps (PHASES: the row meets the
-// column, the products, their sum, the sum lands in the cell); every later cell is one step.
-// The products come from core.dotSteps; the result cells from the trace.
+// The first cell of each of Q, K and V is taken apart in four steps (the row meets the column, the
+// products, their sum, the sum lands in the cell); then the rest of that row lands in one step and
+// every other row in one more, each with one of its cells worked out in the sum box. Any cell can
+// still be picked to see its sum. The products come from core.dotSteps; the cells from the trace.
 import { el, fmt, matrixBlock, rowOf, colOf, setText, writeOnce, says } from './util.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
@@ -14,11 +15,16 @@ const DIMS = 6;
 const ROWS = 10;
 /** Terms of the sum written out before the last one (the rest are "… more"). */
 const TERMS = 4;
-/** The steps of the first cell of each role; the last one is the cell landing, as later cells. */
-const PHASES = ['meet', 'multiply', 'sum', 'land'];
-const EXTRA = PHASES.length - 1;
-/** ms (at speed 1) that playing stays on each of those steps */
-const PHASE_MS = 1800;
+/** The first cell's steps; 'row' lands the rest of its row, 'rest' the other rows. */
+const FIRST = ['meet', 'multiply', 'sum', 'land'];
+/** ms (at speed 1) that playing stays on each step: long enough to read its sentence */
+const HOLD_MS = { meet: 1800, multiply: 1800, sum: 1800, land: 1800, row: 2400, rest: 2400 };
+
+/** A role's steps: the first cell's four, then the rest of its row and the other rows (when
+ *  there are any). n tokens, d_k components. */
+function phasesOf(n, dK) {
+  return [...FIRST, ...(dK > 1 ? ['row'] : []), ...(n > 1 ? ['rest'] : [])];
+}
 
 export class ProjectStage {
   constructor(root, ctx) {
@@ -29,16 +35,16 @@ export class ProjectStage {
     this.extras = new StageExtras(['analogy'], ctx); // the library analogy, under the stage
   }
 
-  /** While playing, each of the first cell's steps (and its landing) stays on screen this long:
-   *  long enough to read, where the later cells go by at the player's pace. */
+  /** While playing, every step stays on screen long enough to read its sentence. */
   holdOf(k, model) {
-    const per = model.result.config.n * model.result.config.d_k + EXTRA;
-    return k < 3 * per && k % per <= EXTRA ? PHASE_MS : 0;
+    const { n, d_k: dK } = model.result.config;
+    const phases = phasesOf(n, dK);
+    return k < 3 * phases.length ? HOLD_MS[phases[k % phases.length]] : 0;
   }
 
   units(model) {
-    const tr = model.result;
-    return 3 * (tr.config.n * tr.config.d_k + EXTRA);
+    const { n, d_k: dK } = model.result.config;
+    return 3 * phasesOf(n, dK).length;
   }
 
   // the matrices shown, as matrixView's arguments (render builds them, update refreshes them);
@@ -175,31 +181,35 @@ export class ProjectStage {
     this.extras.update(model);
   }
 
-  // which role, which cell (idx, row-major in the role's matrix) and which phase of it step k is
-  // at: each role has its first cell's EXTRA sub-steps, then one step per cell
+  // which role and which phase step k is at, and how many of the role's cells (row-major) are
+  // filled after it: the first cell's steps fill none until it lands, 'row' fills row 0, 'rest' all
   where(k) {
-    const tr = this.model.result;
-    const cells = tr.config.n * tr.config.d_k;
-    const per = cells + EXTRA;
-    if (k >= 3 * per) return { role: this.role, idx: cells, phase: 'land', done: true };
-    const j = k % per;
-    const role = Math.floor(k / per);
-    if (j < EXTRA) return { role, idx: 0, phase: PHASES[j], done: false };
-    return { role, idx: j - EXTRA, phase: 'land', done: false };
+    const { n, d_k: dK } = this.model.result.config;
+    const phases = phasesOf(n, dK);
+    if (k >= 3 * phases.length) return { role: this.role, phase: 'done', filled: n * dK };
+    const role = Math.floor(k / phases.length);
+    const phase = phases[k % phases.length];
+    const filled = { meet: 0, multiply: 0, sum: 0, land: 1, row: dK, rest: n * dK }[phase];
+    return { role, phase, filled };
   }
 
-  // the cell step k computes (a picked cell wins)
+  // the cell step k is about (a picked cell wins): the first cell; at 'row' the row's last cell in
+  // the compact window; at 'rest' the followed token's first component (another row's, when the
+  // followed token is the first)
   cellAt(k) {
-    const tr = this.model.result;
-    const { idx, done } = this.where(k);
     if (this.sel) return this.sel;
-    return done ? [this.model.state.q, 0] : [Math.floor(idx / tr.config.d_k), idx % tr.config.d_k];
+    const { n, d_k: dK } = this.model.result.config;
+    const { phase } = this.where(k);
+    const q = this.model.state.q;
+    if (phase === 'row') return [0, Math.min(DIMS, dK) - 1];
+    if (phase === 'rest') return [q > 0 && q < n ? q : n - 1, 0];
+    if (phase === 'done') return [Math.min(q, n - 1), 0];
+    return [0, 0];
   }
 
   show(k) {
     this.k = k;
-    const tr = this.model.result;
-    const { role, idx, phase, done } = this.where(k);
+    const { role, phase, filled } = this.where(k);
     this.tabs.forEach((b, i) => b.setAttribute('aria-selected', String(i === role)));
     this.wBlocks.forEach((b, i) => {
       b.hidden = i !== role;
@@ -208,9 +218,8 @@ export class ProjectStage {
       b.hidden = i !== role;
     });
     const out = this.out[role];
-    // the cell is filled once its sum lands (a picked cell is shown whole)
-    const landed = phase === 'land' || this.sel ? 1 : 0;
-    out.reveal(done ? tr.config.n * tr.config.d_k : idx + landed);
+    // the first cell is filled once its sum lands (a picked cell is shown whole)
+    out.reveal(this.sel ? Math.max(filled, 1) : filled);
     const [i, c] = this.cellAt(k);
     out.moveWindow?.(c, i);
     this.w[role].moveWindow?.(c);
@@ -218,15 +227,23 @@ export class ProjectStage {
     this.x.mark('row', [i]);
     this.w[role].mark('col', [c]);
     out.mark('cell', [[i, c]]);
-    this.renderCalc(role, i, c, this.sel ? 'land' : phase);
+    this.renderCalc(role, i, c, this.sel || !FIRST.includes(phase) ? 'land' : phase);
   }
 
-  // the sum being formed is what the first cell's steps compute; the cell, once it lands
+  // the sum being formed is what the first cell's steps compute; the cell, once it lands. Its
+  // inputs: row i of X and column c of W (their labels), or, where the grid is one column (a
+  // phone) and X and W sit below Q, their copies in the sum box next to the cell
   active(k) {
     const [i, c] = this.cellAt(k);
     const { role, phase } = this.where(k);
     const cell = this.out[role].cell(i, c);
-    return !this.sel && phase !== 'land' ? [this.calc, cell] : [cell, this.calc];
+    // a table's row and column labels (a heatmap, past the table size, has none)
+    const x = /** @type {any} */ (this.x);
+    const w = /** @type {any} */ (this.w[role]);
+    const oneColumn = matchMedia('(max-width: 1000px)').matches || !x.rowHeads || !w.colHeads;
+    const inputs = oneColumn ? [this.cc?.xsRow, this.cc?.wsRow] : [x.rowHeads[i], w.colHeads[c]];
+    const forming = !this.sel && ['meet', 'multiply', 'sum'].includes(phase);
+    return forming ? [this.calc, ...inputs, cell] : [cell, ...inputs, this.calc];
   }
 
   // The sum being formed, built once and rewritten in place: row i of X and column c of W as two
@@ -254,6 +271,8 @@ export class ProjectStage {
     const row = (head, cells, cls) =>
       el('tr', { class: cls }, [head, ...cells.slice(0, TERMS), gapCell(), ...cells.slice(TERMS)]);
     cc.p.forEach((td, n) => td.style.setProperty('--c', String(n)));
+    cc.xsRow = row(cc.xHead, cc.x, 'xs');
+    cc.wsRow = row(cc.wHead, cc.w, 'ws');
     cc.table = el('table', { class: 'dot terms' }, [
       el('thead', {}, [
         el('tr', {}, [
@@ -263,11 +282,7 @@ export class ProjectStage {
           ...cc.dims.slice(TERMS),
         ]),
       ]),
-      el('tbody', {}, [
-        row(cc.xHead, cc.x, 'xs'),
-        row(cc.wHead, cc.w, 'ws'),
-        row(el('th', { text: '×' }), cc.p, 'products'),
-      ]),
+      el('tbody', {}, [cc.xsRow, cc.wsRow, row(el('th', { text: '×' }), cc.p, 'products')]),
     ]);
     cc.toggle = el('details', { class: 'calc-all' }, [
       el('summary', { text: t('project.allTerms', { n: dModel }) }),
@@ -356,6 +371,21 @@ export class ProjectStage {
         'narr.projectSum',
         { r, tok, c: c + 1, d, v: fmt(value, 3) },
         { head: this.model.state.head, r, i, c, v: value },
+      );
+    const { n, d_k: dK } = tr.config;
+    if (!this.sel && phase === 'row')
+      return says(
+        this.ctx.t,
+        'narr.projectRow',
+        { r, tok, c: c + 1, v: fmt(value, 3), m: dK - 1, dk: dK },
+        { head: this.model.state.head, r, i, c, v: value, m: dK - 1 },
+      );
+    if (!this.sel && phase === 'rest')
+      return says(
+        this.ctx.t,
+        'narr.projectRest',
+        { r, tok, c: c + 1, v: fmt(value, 3), rows: n - 1, cells: (n - 1) * dK, n, dk: dK },
+        { head: this.model.state.head, r, i, c, v: value, rows: n - 1, cells: (n - 1) * dK },
       );
     return says(
       this.ctx.t,
