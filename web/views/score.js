@@ -22,6 +22,10 @@ import { StageExtras } from './stage-extras.js';
 const COMPACT = 8; // dimensions shown in the operation before "… n more" (toggle for all)
 const COMPACT_PHONE = 3;
 const compact = () => (matchMedia('(max-width: 600px)').matches ? COMPACT_PHONE : COMPACT);
+/** ms (at speed 1; the player divides by the speed, and the CSS animations are as much shorter)
+ *  that playing stays on each step: longer than the products' and the sum's animation in
+ *  style.css (the sum lands at 0.4 s + 0.45 s), so the landing is seen whole */
+const STEP_MS = 1000;
 
 export class ScoreStage {
   constructor(root, ctx) {
@@ -34,6 +38,11 @@ export class ScoreStage {
     this.s = null;
     this.allDims = false;
     this.extras = new StageExtras(['analogy', 'plane'], ctx);
+  }
+
+  /** every step is held until its sum has landed */
+  holdOf(k, model) {
+    return k <= this.units(model) ? STEP_MS : 0;
   }
 
   // one step per key of the followed row, then one for the rest of the matrix

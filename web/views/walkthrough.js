@@ -120,6 +120,10 @@ export class Walkthrough {
     /** @type {any} */ (view).still = still;
     if (this.dom.body.hasAttribute('data-still') !== still)
       this.dom.body.toggleAttribute('data-still', still);
+    // the stages' CSS animations run 1/speed as long, so they end inside their step (style.css)
+    const slow = String(1 / (snap.speed || 1));
+    if (this.dom.body.style.getPropertyValue('--ap-slow') !== slow)
+      this.dom.body.style.setProperty('--ap-slow', slow);
     view.show(snap.k);
     this.current = snap.stage;
     this.markActive(view.active ? view.active(snap.k) : []);
