@@ -318,6 +318,7 @@ test('targets are at least 24 x 24 px; reduced motion turns transitions off', as
     l.map((e) => getComputedStyle(e).transitionDuration).filter((d) => !/^0s(, 0s)*$/.test(d)),
   );
   assert.deepEqual(moving, []);
+  await page.click('#player .more'); // on a phone, replay is folded behind ⋯
   await page.click('#player .replay');
   const [k, units] = await page.evaluate(() => [
     document.body.dataset.k,

@@ -24,8 +24,8 @@ const SIZES = [
 
 // In the page (a self-contained function: Playwright sends its source). mode 'check': the current
 // step; 'walk': step with |▶ from where the page is to the last step of the last stage, checking
-// every step; 'play': check every animation frame of the current stage for `frames` frames.
-function inPage({ names, mode, frames = 90 }) {
+// every step; 'watch': check every step of the current stage while it plays.
+function inPage({ names, mode }) {
   function checkStep() {
     const problems = [];
     const { tokens, rowsAreTokens, colsAreTokens } = names;
@@ -109,6 +109,34 @@ function inPage({ names, mode, frames = 90 }) {
     return problems;
   }
   if (mode === 'check') return checkStep();
+  if (mode === 'watch') {
+    // from a replay about to be pressed: the step shown after every change of the player's step
+    // (body[data-k], written once the step is drawn and revealed), until the stage hands over to
+    // the next one or play stops
+    const stage = document.body.dataset.stage;
+    const play = document.querySelector('#player .play');
+    return new Promise((resolve) => {
+      const problems = [];
+      const said = new Set();
+      const live = new Set(); // the narration's aria-live while playing
+      let steps = 0;
+      const obs = new MutationObserver(() => {
+        if (document.body.dataset.stage === stage) {
+          steps++;
+          problems.push(...checkStep());
+          said.add(document.getElementById('narration').textContent);
+          if (play.getAttribute('aria-pressed') === 'true')
+            live.add(document.getElementById('narration').getAttribute('aria-live'));
+        }
+        const playing = play.getAttribute('aria-pressed') === 'true';
+        if (document.body.dataset.stage !== stage || (steps && !playing) || problems.length > 20) {
+          obs.disconnect();
+          resolve({ problems, steps, narrations: said.size, live: [...live] });
+        }
+      });
+      obs.observe(document.body, { attributes: true, attributeFilter: ['data-k', 'data-stage'] });
+    });
+  }
   if (mode === 'walk') {
     const problems = [];
     const fwd = document.querySelector('#player .step-fwd');
@@ -126,24 +154,7 @@ function inPage({ names, mode, frames = 90 }) {
     }
     return { problems, steps };
   }
-  // play: every frame for a while
-  const stage = document.body.dataset.stage;
-  return new Promise((resolve) => {
-    const problems = [];
-    const seen = new Set();
-    let live = '';
-    let n = 0;
-    const tick = () => {
-      if (document.body.dataset.stage === stage) {
-        problems.push(...checkStep());
-        seen.add(document.getElementById('narration').textContent);
-        live = document.getElementById('narration').getAttribute('aria-live');
-      }
-      if (++n < frames && problems.length < 20) requestAnimationFrame(tick);
-      else resolve({ problems, narrations: seen.size, live });
-    };
-    requestAnimationFrame(tick);
-  });
+  return null;
 }
 
 const scrubTo = (page, where) =>
@@ -221,28 +232,73 @@ for (const lang of ['en', 'zh']) {
   }
 }
 
-test('while playing, the narration follows the frames and the computed cell stays in view', async () => {
+// On a phone the secondary controls (speed, replay, layer, head) fold behind ⋯ (player-bar.js):
+// opens them when they are folded, runs `fn`, folds them again.
+async function withControls(page, fn) {
+  const folded = await page.isVisible('#player .more');
+  if (folded) await page.click('#player .more');
+  await fn();
+  if (folded) await page.click('#player .more');
+}
+
+for (const lang of ['en', 'zh']) {
   for (const [width, height] of SIZES) {
-    const { page, errors, open, context } = await newPage({ width, height });
-    const text = LONG.en;
-    await open(`lang=en&s=${encodeURIComponent(text)}`);
-    const names = await namesFor(text);
-    await page.click('#stage-nav li:nth-child(3) button');
-    await page.waitForSelector('body[data-stage="project"]');
-    // at 4× the first cell's four held steps take 4 × 450 ms, then a cell goes by every frame or
-    // so: 180 frames see both
-    await page.selectOption('#player .speed select', '4');
-    await page.click('#player .replay');
-    const { problems, narrations, live } = await page.evaluate(inPage, {
-      names,
-      mode: 'play',
-      frames: 180,
+    test(`play on every stage: each step in view and narrated while playing, ${lang}, ${width}×${height}`, async () => {
+      const { page, errors, open, context } = await newPage({ width, height });
+      const text = '小猫吃鱼，它很开心';
+      await open(`lang=${lang}&s=${encodeURIComponent(text)}`);
+      const names = await namesFor(text);
+      // 4×: the stages' held steps still come one by one, in a quarter of the time
+      await withControls(page, () => page.selectOption('#player .speed select', '4'));
+      for (const [i, id] of STAGES.entries()) {
+        await page.click(`#stage-nav li:nth-child(${i + 1}) button`);
+        await page.waitForSelector(`body[data-stage="${id}"]`);
+        const units = Number(await page.$eval('#player .scrub', (e) => e.max));
+        const watching = page.evaluate(inPage, { names, mode: 'watch' });
+        await withControls(page, () => page.click('#player .replay'));
+        const { problems, steps, narrations, live } = await watching;
+        assert.deepEqual(problems, [], `${id}: problems while playing`);
+        // every step of the stage was seen, and the narration changed with them
+        assert.ok(steps >= Math.min(units, 2), `${id}: ${steps} of ${units} steps seen`);
+        if (units >= 2)
+          assert.ok(narrations >= 2, `${id}: ${narrations} narrations in ${steps} steps`);
+        assert.deepEqual(live, ['off'], `${id}: the live region is quiet while playing`);
+        if (i < STAGES.length - 1) await withControls(page, () => page.click('#player .play')); // pause
+      }
+      assert.equal(
+        await page.getAttribute('#narration', 'aria-live'),
+        'polite',
+        'the live region speaks once play stops',
+      );
+      assert.deepEqual(errors, []);
+      await context.close();
     });
-    assert.deepEqual(problems, [], `${width}: problems while playing`);
-    assert.ok(narrations >= 5, `${width}: the narration changed ${narrations} times while playing`);
-    assert.equal(live, 'off', 'the live region is quiet while playing');
-    await page.click('#player .play'); // pause
-    assert.equal(await page.getAttribute('#narration', 'aria-live'), 'polite');
+  }
+}
+
+test('on a phone the sticky toolbar is one line (at most 64 px), in en and zh, with the layer picker', async () => {
+  for (const lang of ['en', 'zh']) {
+    const { page, errors, open, context } = await newPage({ width: 375, height: 800 });
+    await open(`lang=${lang}`);
+    await page.waitForSelector('.layer-pick:not([hidden])', { state: 'attached' });
+    const height = () => page.$eval('#toolbar', (e) => e.getBoundingClientRect().height);
+    const tall = await height();
+    assert.ok(tall <= 64, `${lang}: the toolbar is ${tall} px tall`);
+    // the folded controls are one click away, and fold again
+    assert.equal(await page.isVisible('#head-picker'), false, `${lang}: head picker folded`);
+    await page.click('#player .more');
+    assert.equal(await page.getAttribute('#player .more', 'aria-expanded'), 'true');
+    for (const sel of ['#head-picker', '#layer-picker', '#player .speed select', '#player .replay'])
+      assert.ok(await page.isVisible(sel), `${lang}: ${sel} shown after ⋯`);
+    await page.click('#player .more');
+    assert.ok((await height()) <= 64, `${lang}: folded again`);
+    // every control in the bar has a name a screen reader can say
+    const unnamed = await page.$$eval('#toolbar button, #toolbar select, #toolbar input', (list) =>
+      list
+        .filter((e) => !e.getAttribute('aria-label') && !e.closest('label')?.textContent.trim())
+        .map((e) => e.outerHTML.slice(0, 60)),
+    );
+    assert.deepEqual(unnamed, [], `${lang}: controls without a name`);
     assert.deepEqual(errors, []);
     await context.close();
   }

@@ -39,6 +39,24 @@ export class PlayerBar {
     );
     this.speed.value = String(p.speed);
     this.pos = el('span', { class: 'ppos', 'aria-hidden': 'true' });
+    // on a phone the secondary controls (stages, replay, speed, and the toolbar's layer and head
+    // pickers) fold behind this button, so the sticky bar keeps one line (style.css)
+    this.more = el('button', {
+      class: 'pbtn more',
+      text: '⋯',
+      type: 'button',
+      'aria-label': t('player.more'),
+      title: t('player.more'),
+      'aria-expanded': 'false',
+      on: {
+        click: () => {
+          const bar = this.root.closest('.toolbar') || this.root;
+          const open = !bar.hasAttribute('data-more');
+          bar.toggleAttribute('data-more', open);
+          this.more.setAttribute('aria-expanded', String(open));
+        },
+      },
+    });
     this.t = t;
     this.root.replaceChildren(
       btn('prev-stage', 'player.prevStage', '«', () => p.prevStage()),
@@ -50,6 +68,7 @@ export class PlayerBar {
       el('label', { class: 'speed' }, [el('span', { text: t('player.speedShort') }), this.speed]),
       this.scrubber,
       this.pos,
+      this.more,
     );
   }
 
