@@ -9,7 +9,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { setup, newPage, teardown, shotDir, renders, waitRender } from './harness.mjs';
-import { STAGES } from '../../web/state.js';
+import { STAGES, parse, coreSettings } from '../../web/state.js';
 
 after(teardown);
 
@@ -302,6 +302,71 @@ test('on a phone the sticky toolbar is one line (at most 64 px), in en and zh, w
     assert.deepEqual(errors, []);
     await context.close();
   }
+});
+
+test('compact first: at 1280×800 each stage, from its title to the end of its main content, fits one screen', async () => {
+  for (const lang of ['en', 'zh']) {
+    const { page, errors, open, context } = await newPage({ width: 1280, height: 800 });
+    await open(`lang=${lang}`); // the default sentence and the default trained model
+    for (const [i, id] of STAGES.entries()) {
+      await page.click(`#stage-nav li:nth-child(${i + 1}) button`);
+      await page.waitForSelector(`body[data-stage="${id}"]`);
+      // closed <details> (the stage's inputs, its pictures, the whole matrix) are not counted
+      const { height, parts } = await page.evaluate(() => {
+        const top = document.getElementById('stage-title').getBoundingClientRect().top;
+        let bottom = top;
+        const parts = [];
+        for (const e of document.querySelectorAll('#stage-body > *')) {
+          if (e.matches('details:not([open]), .stage-extras:not(:has(details[open]))')) continue;
+          const r = e.getBoundingClientRect();
+          if (!r.height) continue;
+          bottom = Math.max(bottom, r.bottom);
+          parts.push(`${e.className || e.tagName.toLowerCase()} ${Math.round(r.height)}`);
+        }
+        return { height: Math.round(bottom - top), parts };
+      });
+      assert.ok(height <= 800, `${lang} ${id}: ${height} px tall (${parts.join(', ')})`);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test("a matrix's Show all shows every one of the core's cells with data-matrix/row/col/value", async () => {
+  const { core } = await setup();
+  const search = 'lang=en';
+  const { state } = parse(search);
+  const tr = core.trace(state.s, coreSettings(state));
+  const { page, errors, open, context } = await newPage({ width: 1280, height: 800 });
+  await open(search);
+  await page.click(`#stage-nav li:nth-child(${STAGES.indexOf('heads') + 1}) button`);
+  await page.waitForSelector('body[data-stage="heads"]');
+  const shownCells = () =>
+    page.$$eval('#stage-body td[data-matrix="W_O"]', (tds) =>
+      tds
+        .filter((td) => td.getBoundingClientRect().width > 0)
+        .map((td) => [+td.dataset.row, +td.dataset.col, +td.dataset.value]),
+    );
+  const m = tr.W_O;
+  assert.ok((await shownCells()).length < m.rows * m.cols, 'compact first: a window of W_O');
+  const block = page.locator('#stage-body figure.mblock', {
+    has: page.locator('td[data-matrix="W_O"]'),
+  });
+  await block.locator('.mmore-btn').click();
+  await page.waitForFunction(
+    (n) =>
+      [...document.querySelectorAll('#stage-body td[data-matrix="W_O"]')].filter(
+        (td) => td.getBoundingClientRect().width > 0,
+      ).length === n,
+    m.rows * m.cols,
+  );
+  const cellsShown = await shownCells();
+  assert.equal(cellsShown.length, m.rows * m.cols);
+  for (const [r, c, v] of cellsShown)
+    assert.ok(Math.abs(v - m.data[r * m.cols + c]) <= 1e-6, `W_O[${r}][${c}]: ${v}`);
+  assert.equal(new Set(cellsShown.map(([r, c]) => `${r},${c}`)).size, m.rows * m.cols);
+  assert.deepEqual(errors, []);
+  await context.close();
 });
 
 test('a changed text follows its pronoun (as the core marks it) until the learner picks a token', async () => {

@@ -17,7 +17,7 @@ import {
 import { matrixView, refreshStage } from './heatmap.js';
 import { HeadShapes } from './head-shapes.js';
 
-const COMPACT = 8; // columns of concat, W_O and output shown before "… n more"
+const COMPACT = 4; // columns of concat, W_O and output (and rows of W_O) shown before "… n more"
 
 export class HeadsStage {
   constructor(root, ctx) {
@@ -123,9 +123,11 @@ export class HeadsStage {
     const { t } = this.ctx;
     const tr = this.model.result;
     this.residual.hidden = tr.layer == null;
+    this.residualBox.hidden = tr.layer == null;
     if (tr.layer == null) return;
     const l = tr.layer + 1;
     const n = tr.layerCount;
+    setText(this.residualTitle, t('heads.residualTitle', { l, n }));
     setText(
       this.residual,
       `${t('heads.residual', { l, n })} ${
@@ -213,6 +215,11 @@ export class HeadsStage {
       t,
     );
     this.residual = el('p', { class: 'residual-note' });
+    this.residualTitle = el('summary');
+    this.residualBox = el('details', { class: 'stage-inputs heads-residual' }, [
+      this.residualTitle,
+      el('div', { class: 'extra-body' }, [this.residual]),
+    ]);
     this.markRows();
     this.fillTops();
     this.fillResidual();
@@ -230,8 +237,12 @@ export class HeadsStage {
       }),
       el('div', { class: 'row-blocks heads' }, this.headBlocks),
       this.merge,
-      this.residual,
-      this.shapes.el,
+      // compact first: where the output goes and the real-scale shapes are one click away
+      this.residualBox,
+      el('details', { class: 'stage-inputs heads-scale' }, [
+        el('summary', { text: t('heads.scale') }),
+        el('div', { class: 'extra-body' }, [this.shapes.el]),
+      ]),
     );
     this.shapes.update(model);
   }

@@ -6,6 +6,7 @@
 // the others together. Nothing is multiplied or added here.
 import {
   el,
+  wholeMatrix,
   fmt,
   pct,
   matrixBlock,
@@ -187,7 +188,9 @@ export class MixStage {
       this.scroller,
       this.dimsButton,
       el('p', { class: 'hint', text: t('mix.why') }),
-      el('div', { class: 'row-blocks' }, [
+      // compact first: every query's output is one click away; the stage works on one row
+      wholeMatrix(
+        t,
         matrixBlock(
           t('mix.all'),
           `${tr.config.n} × ${tr.config.d_k}`,
@@ -195,7 +198,8 @@ export class MixStage {
           t('mix.orient'),
           t,
         ),
-      ]),
+        t('mix.all'),
+      ),
     );
     this.fill();
   }

@@ -5,6 +5,7 @@
 // each row's sum, which is 1. The softmax lab sits below.
 import {
   el,
+  wholeMatrix,
   fmt,
   pct,
   matrixBlock,
@@ -97,7 +98,9 @@ export class SoftmaxStage {
     this.root.replaceChildren(
       this.predict.el,
       el('div', { class: 'phases' }, this.phases),
-      el('div', { class: 'row-blocks' }, [
+      // compact first: every row's weights are one click away; the stage works on one row
+      wholeMatrix(
+        t,
         matrixBlock(
           t('softmax.title'),
           `${tr.config.n} × ${tr.config.n}`,
@@ -105,7 +108,8 @@ export class SoftmaxStage {
           `${t('orient')} · Σ = ${t('softmax.sums')}`,
           t,
         ),
-      ]),
+        t('softmax.title'),
+      ),
       this.extras.el,
     );
     this.fill();

@@ -551,6 +551,15 @@ export function matrixBlock(title, shape, table, note, t) {
   ]);
 }
 
+/** A stage's whole result matrix (a matrixBlock) in a closed <details>, its title in the summary:
+ *  the stage shows its one row first, and the matrix keeps its data-* cells one click away. */
+export function wholeMatrix(t, block, title) {
+  return el('details', { class: 'stage-inputs whole-matrix' }, [
+    el('summary', { text: t('matrix.whole', { title }) }),
+    el('div', { class: 'row-blocks' }, [block]),
+  ]);
+}
+
 /** Key columns of an n × n matrix or a row strip shown before "… more" (a toggle shows all):
  *  12 fit a 1280 px window without sideways scrolling, 4 a phone's. */
 export const keyCols = () => (phone() ? PHONE_COLS : 12);
