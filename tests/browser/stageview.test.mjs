@@ -369,6 +369,55 @@ test("a matrix's Show all shows every one of the core's cells with data-matrix/r
   await context.close();
 });
 
+test("each stage links to the seeds' pictures under it: the link opens the picture and brings it into view", async () => {
+  const pictures = {
+    project: ['analogy'],
+    score: ['analogy', 'plane'],
+    scale: ['scaleDemo'],
+    softmax: ['softmaxLab'],
+  };
+  for (const [lang, [width, height]] of [
+    ['en', SIZES[0]],
+    ['zh', SIZES[1]],
+  ]) {
+    const { page, errors, open, context } = await newPage({ width, height });
+    await open(`lang=${lang}`);
+    for (const [id, kinds] of Object.entries(pictures)) {
+      for (const kind of kinds) {
+        await page.click(`#stage-nav li:nth-child(${STAGES.indexOf(id) + 1}) button`);
+        await page.waitForSelector(`body[data-stage="${id}"]`);
+        const details = `#stage-body details[data-extra="${kind}"]`;
+        assert.equal(await page.$eval(details, (d) => d.open), false, `${id} ${kind}: closed`);
+        await page.click(`#stage-body .extra-links button[data-extra="${kind}"]`);
+        await page.waitForSelector(`${details}[open] .extra-body > *`);
+        const where = await page.$eval(details, (d) => {
+          const r = d.querySelector('summary').getBoundingClientRect();
+          const bar = document.getElementById('stagebar').getBoundingClientRect().bottom;
+          return {
+            top: r.top,
+            bottom: r.bottom,
+            bar,
+            focused: document.activeElement === d.querySelector('summary'),
+          };
+        });
+        assert.ok(
+          where.top >= where.bar - 1 && where.bottom <= height,
+          `${lang} ${width}: ${id} ${kind} summary at ${where.top}–${where.bottom}, bar ${where.bar}`,
+        );
+        assert.ok(where.focused, `${id} ${kind}: the summary has the focus`);
+        // the picture drew something from this sentence
+        assert.ok(
+          (await page.$eval(details, (d) => d.querySelector('.extra-body').textContent.length)) >
+            20,
+          `${id} ${kind}: the picture is drawn`,
+        );
+      }
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
 test('a changed text follows its pronoun (as the core marks it) until the learner picks a token', async () => {
   const { page, errors, open, context } = await newPage({ width: 1280, height: 800 });
   await open('lang=en');

@@ -161,6 +161,7 @@ export class ProjectStage {
     // the classic picture of a matrix product: W above the result, X to its left, so that row i
     // of X and column c of W meet at cell (i, c); the sum being formed sits in the free corner
     this.root.replaceChildren(
+      this.extras.links, // buttons that open the pictures under the stage
       el('div', { class: 'tabs', role: 'tablist', 'aria-label': t('project.roles') }, this.tabs),
       el('div', { class: 'proj-grid' }, [
         el('div', { class: 'pg-calc' }, [this.calc]),

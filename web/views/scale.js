@@ -90,6 +90,7 @@ export class ScaleStage {
       on: { click: () => this.ctx.actions.setSetting('scale', !tr.config.scale) },
     });
     this.root.replaceChildren(
+      this.extras.links, // buttons that open the pictures under the stage
       this.facts,
       this.lineBox,
       el('div', { class: 'row-blocks' }, [

@@ -137,6 +137,7 @@ export class ScoreStage {
     this.op = el('div', { class: 'detail op-dot' });
     this.dd = null;
     this.root.replaceChildren(
+      this.extras.links, // buttons that open the pictures under the stage
       this.op,
       el('div', { class: 'row-blocks' }, [
         matrixBlock(t('score.title'), `${tr.config.n} × ${tr.config.n}`, this.s, t('orient'), t),

@@ -96,6 +96,7 @@ export class SoftmaxStage {
       el('section', { class: 'phase', 'data-phase': i }, [this.titles[i], ...p]),
     );
     this.root.replaceChildren(
+      this.extras.links, // buttons that open the pictures under the stage
       this.predict.el,
       el('div', { class: 'phases' }, this.phases),
       // compact first: every row's weights are one click away; the stage works on one row

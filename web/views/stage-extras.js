@@ -1,7 +1,8 @@
 // stage-extras.js: the seeds' pictures inside the stages that use them: the library analogy (Q·K·V
 // and scores), the draggable 2-D dot-product plane (scores), the softmax lab (softmax) and the √d_k
 // experiment (scale). Each sits in a <details> under the stage; its panel is made when it is first
-// opened and updated only while open, so typing never waits for a closed picture.
+// opened and updated only while open, so typing never waits for a closed picture. `links` (put at
+// the top of the stage) has one button per picture that opens it and scrolls it into view.
 // Not a stage and not a panel itself; it computes nothing.
 import { el, panelFailed } from './util.js';
 import { AnalogyPanel } from './panels/analogy.js';
@@ -44,6 +45,33 @@ export class StageExtras {
       { class: 'stage-extras' },
       this.items.map((x) => x.details),
     );
+    for (const item of this.items)
+      item.link = el('button', {
+        type: 'button',
+        class: 'linkish extra-link',
+        'data-extra': item.kind,
+        text: ctx.t(`extra.link.${item.kind}`),
+        on: { click: () => this.show(item.kind) },
+      });
+    this.links = el(
+      'p',
+      { class: 'extra-links' },
+      this.items.map((x) => x.link),
+    );
+  }
+
+  /** Opens one picture and scrolls it to just under the sticky player bar; its summary takes the
+   *  focus, so the keyboard goes on from there. */
+  show(kind) {
+    const item = this.items.find((x) => x.kind === kind);
+    if (!item) return;
+    this.open(kind);
+    const root = /** @type {Document | ShadowRoot} */ (item.details.getRootNode());
+    const bar = root.getElementById?.('stagebar');
+    const top = bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+    const dy = item.details.getBoundingClientRect().top - top - 4;
+    if (Math.abs(dy) >= 1) window.scrollBy({ top: dy, behavior: 'instant' });
+    item.summary.focus({ preventScroll: true });
   }
 
   /** The stage's next model ({result, state}); open pictures follow it at once. */
@@ -58,6 +86,7 @@ export class StageExtras {
     this.t = this.ctx.t;
     for (const item of this.items) {
       item.summary.textContent = this.t(`extra.${item.kind}`);
+      item.link.textContent = this.t(`extra.link.${item.kind}`);
       item.view = null;
       item.shown = null;
       item.failed = false;
