@@ -212,11 +212,13 @@ test('512 tokens: heatmaps with a focus row of real cells, a readout, zoom and a
     const w = tr.heads[0].weights;
     for (const [r, c, v] of row)
       assert.ok(r === 5 && Math.abs(v - w.data[r * 512 + c]) < 1e-6, `weights[${r}][${c}]`);
-    // keyboard readout on the canvas
-    await page.focus('#stage-body canvas.heatmap-canvas');
+    // the weights' heatmap sits in the stage's closed "every row" box: open it, then read it out
+    // by keyboard
+    await page.click('#stage-body .whole-matrix > summary');
+    await page.focus('#stage-body .whole-matrix canvas.heatmap-canvas');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowRight');
-    const readout = await page.textContent('#stage-body .heatmap-readout');
+    const readout = await page.textContent('#stage-body .whole-matrix .heatmap-readout');
     assert.ok(
       readout.includes((w.data[1 * 512 + 1] >= 0 ? '' : '−') + Math.abs(w.data[513]).toFixed(3)),
       readout,
@@ -228,32 +230,32 @@ test('512 tokens: heatmaps with a focus row of real cells, a readout, zoom and a
     );
     // zoom and the paged table alternative
     const w0 = await page.$eval(
-      '#stage-body canvas.heatmap-canvas',
+      '#stage-body .whole-matrix canvas.heatmap-canvas',
       (c) => c.getBoundingClientRect().width,
     );
-    await page.click('#stage-body .heatmap-tools button:last-child');
+    await page.click('#stage-body .whole-matrix .heatmap-tools button:last-child');
     assert.ok(
       (await page.$eval(
-        '#stage-body canvas.heatmap-canvas',
+        '#stage-body .whole-matrix canvas.heatmap-canvas',
         (c) => c.getBoundingClientRect().width,
       )) > w0,
     );
-    await page.click('#stage-body .heatmap-table summary');
+    await page.click('#stage-body .whole-matrix .heatmap-table summary');
     const page1 = await page.$$eval(
-      '#stage-body .heatmap-page td[data-matrix="weights"]',
+      '#stage-body .whole-matrix .heatmap-page td[data-matrix="weights"]',
       (l) => l.length,
     );
     assert.equal(page1, 16 * 512);
-    await page.click('#stage-body .heatmap-page button:not([disabled])');
+    await page.click('#stage-body .whole-matrix .heatmap-page button:not([disabled])');
     assert.equal(
       await page.$eval(
-        '#stage-body .heatmap-page td[data-matrix="weights"]',
+        '#stage-body .whole-matrix .heatmap-page td[data-matrix="weights"]',
         (td) => td.dataset.row,
       ),
       '16',
     );
     assert.deepEqual(await page.evaluate(layoutProblems), [], `${tag} table open`);
-    await shot(page, `stress-512-${tag}-heatmap`, '#stage-body .heatmap');
+    await shot(page, `stress-512-${tag}-heatmap`, '#stage-body .whole-matrix .heatmap');
     assert.deepEqual(errors, []);
     await context.close();
   }
