@@ -175,18 +175,18 @@ test('defaults and limits have one home, the core: the generated facts, core.js 
   const stale = 'web/wasm/core-facts.mjs is stale: run scripts/build wasm';
   assert.deepEqual(DEFAULTS, JSON.parse(JSON.stringify(core.module.defaults())), stale);
   assert.deepEqual(LIMITS, JSON.parse(JSON.stringify(core.module.limits())), stale);
-  // the committed declaration the type checker reads (web/wasm/core-facts.d.mts) names the same
-  // fields as the generated file
-  const dts = fs.readFileSync(path.join(root, 'web/wasm/core-facts.d.mts'), 'utf8');
+  // the declarations the type checker reads (types/index.d.ts, which web/wasm/core-facts.d.mts
+  // uses) name the same fields as the generated file
+  const dts = fs.readFileSync(path.join(root, 'types/index.d.ts'), 'utf8');
   const declared = (name) =>
     [
       ...dts
-        .split(`${name}: Readonly<{`)[1]
-        .split('}>;')[0]
+        .split(`export interface ${name} {`)[1]
+        .split('\n}')[0]
         .matchAll(/^ {2}(\w+): /gm),
     ].map((m) => m[1]);
-  assert.deepEqual(declared('DEFAULTS'), Object.keys(DEFAULTS), 'core-facts.d.mts: DEFAULTS');
-  assert.deepEqual(declared('LIMITS'), Object.keys(LIMITS), 'core-facts.d.mts: LIMITS');
+  assert.deepEqual(declared('Settings'), Object.keys(DEFAULTS), 'types/index.d.ts: Settings');
+  assert.deepEqual(declared('Limits'), Object.keys(LIMITS), 'types/index.d.ts: Limits');
   assert.equal(DEFAULT_SETTINGS, DEFAULTS);
   assert.deepEqual(MODELS, ['default', 'random', 'numpy', 'custom']);
   assert.equal(DEFAULTS.model, 'default');
