@@ -28,7 +28,7 @@ const char* const kUsage =
     "usage: qkv-train [--lexicon PATH] [--train PATH] [--test PATH] [--out PATH]\n"
     "                 [--seed N] [--steps N] [--batch N] [--lr X] [--d-model N] [--heads N]\n"
     "                 [--d-k N] [--d-ff N] [--layers N] [--supervise X] [--supervise-rows X]\n"
-    "                 [--supervise-previous X] [--log-every N]\n"
+    "                 [--supervise-previous X] [--unknown-rate X] [--log-every N]\n"
     "       qkv-train annotate MODEL.apm NOTES.tsv\n"
     "NOTES.tsv lines: info<TAB>key<TAB>value, or note<TAB>layer<TAB>head<TAB>role<TAB>key=value "
     "...\n"
@@ -219,6 +219,8 @@ int run(int argc, char** argv) {
       cfg.row_supervision = std::strtof(v.c_str(), nullptr);
     else if (f == "--supervise-previous")
       cfg.previous_supervision = std::strtof(v.c_str(), nullptr);
+    else if (f == "--unknown-rate")
+      cfg.unknown_rate = std::strtof(v.c_str(), nullptr);
     else if (f == "--log-every")
       log_every = static_cast<int>(to_int(f, v));
     else if (f == "--lr")

@@ -5,6 +5,7 @@
 
 #include "error.hpp"
 #include "inference.hpp"
+#include "utf8.hpp"
 
 namespace ap {
 
@@ -108,6 +109,8 @@ std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, cons
                                                t.text + "\" is not in the vocabulary");
       e.ids.push_back(vocab.id(t));
       e.punctuation.push_back(t.kind == TokenKind::Punct);
+      e.width.push_back(t.kind == TokenKind::Han ? static_cast<int>(decode_utf8(t.text).size())
+                                                 : 1);
     }
     e.targets = c.targets;
     out.push_back(std::move(e));

@@ -33,6 +33,8 @@ std::vector<CorpusLine> parse_corpus(std::string_view tsv);
 struct Example {
   std::vector<int> ids;           // n vocabulary rows
   std::vector<bool> punctuation;  // n: token may be swapped for <sym> while training
+  std::vector<int> width;         // n: tokens the word becomes when unknown (Chinese: one a
+                                  // character, as the tokenizer splits it; else 1)
   std::vector<CorpusTarget> targets;
 };
 

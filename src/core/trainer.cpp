@@ -114,15 +114,43 @@ void Trainer::adam_update(Matrix& param, MatrixRef grad, Adam& s, float lr) {
   }
 }
 
+Noised add_unknowns(const Example& e, const Vocabulary& vocab, const TrainConfig& config,
+                    Rng& rng) {
+  const int K = vocab.unknown_buckets();
+  const auto random_bucket = [&]() {
+    return vocab.bucket(static_cast<int>(rng.next_u64() % static_cast<std::uint64_t>(K)));
+  };
+  Noised out;
+  std::vector<int> moved(e.ids.size());  // e.ids[i] is now out.ids[moved[i]]
+  for (std::size_t i = 0; i < e.ids.size(); ++i) {
+    const double u = rng.uniform();
+    if (e.punctuation[i]) {
+      moved[i] = static_cast<int>(out.ids.size());
+      out.ids.push_back(u < config.symbol_rate ? vocab.symbol_row() : e.ids[i]);
+    } else if (u < config.unknown_rate) {
+      for (int k = 0; k < e.width[i]; ++k) out.ids.push_back(random_bucket());
+      moved[i] = static_cast<int>(out.ids.size()) - 1;
+    } else {
+      moved[i] = static_cast<int>(out.ids.size());
+      out.ids.push_back(e.ids[i]);
+    }
+  }
+  out.targets = e.targets;
+  for (CorpusTarget& c : out.targets) {
+    c.from = moved[static_cast<std::size_t>(c.from)];
+    c.to = moved[static_cast<std::size_t>(c.to)];
+  }
+  return out;
+}
+
 double Trainer::step() {
   AttentionOptions opt;  // causal off, scale on, temperature 1: the Settings defaults
   opt.heads = config_.heads;
-  const int K = model_.vocab.unknown_buckets();
   const Network& net = model_.net;
 
   // pass 1: pick the batch, with the occasional unknown word swapped in
   std::vector<std::vector<int>> ids;
-  std::vector<const Example*> batch;
+  std::vector<std::vector<CorpusTarget>> targets;  // ids[b]'s targets, moved past unknown runs
   std::size_t n_targets = 0;
   for (int b = 0; b < config_.batch; ++b) {
     if (cursor_ == order_.size()) {
@@ -131,21 +159,10 @@ double Trainer::step() {
     }
     const Example& e = train_[order_[cursor_++]];
     if (e.targets.empty()) continue;
-    // Any word may become an unknown word, referent or not, so that "unknown" says nothing about
-    // being the answer; the answer then names the <unk:k> row (the copy still works).
-    std::vector<int> x = e.ids;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const double u = rng_.uniform();
-      if (e.punctuation[i]) {
-        if (u < config_.symbol_rate) x[i] = model_.vocab.symbol_row();
-      } else if (u < config_.unknown_rate) {
-        x[i] =
-            model_.vocab.bucket(static_cast<int>(rng_.next_u64() % static_cast<std::uint64_t>(K)));
-      }
-    }
-    ids.push_back(std::move(x));
-    batch.push_back(&e);
-    n_targets += e.targets.size();
+    Noised x = add_unknowns(e, model_.vocab, config_, rng_);
+    n_targets += x.targets.size();
+    ids.push_back(std::move(x.ids));
+    targets.push_back(std::move(x.targets));
   }
   if (n_targets == 0) {
     ++step_;
@@ -158,12 +175,12 @@ double Trainer::step() {
   Matrix gE = Matrix::Zero(model_.E.rows(), model_.E.cols());
   Network grad = zeros_like(net);
   double loss = 0.0;
-  for (std::size_t b = 0; b < batch.size(); ++b) {
+  for (std::size_t b = 0; b < ids.size(); ++b) {
     const std::vector<int>& x = ids[b];
     const int n = static_cast<int>(x.size());
     const NetworkTrace t = network_forward(net, add_positions(gather_rows(model_.E, x)), opt);
     std::vector<CopyTarget> copy;
-    for (const CorpusTarget& c : batch[b]->targets)
+    for (const CorpusTarget& c : targets[b])
       copy.push_back({c.from, x[static_cast<std::size_t>(c.to)]});
     Matrix dY = Matrix::Zero(n, config_.d_model);
     loss += tied_cross_entropy(t.norm_out.y, model_.E, copy, scale, &dY, &gE);
@@ -181,12 +198,12 @@ double Trainer::step() {
     };
     std::vector<bool> is_pronoun(static_cast<std::size_t>(n), false);
     std::vector<bool> is_verb(static_cast<std::size_t>(n), false);
-    for (const CorpusTarget& c : batch[b]->targets)
+    for (const CorpusTarget& c : targets[b])
       (c.kind == CorpusTarget::Kind::Pronoun ? is_pronoun
                                              : is_verb)[static_cast<std::size_t>(c.from)] = true;
     if (sup > 0.0f) {
       const int last = net.depth() - 1;
-      for (const CorpusTarget& c : batch[b]->targets)
+      for (const CorpusTarget& c : targets[b])
         point(last,
               c.kind == CorpusTarget::Kind::Pronoun ? config_.pronoun_head : config_.verb_head,
               c.from, c.to, sup);

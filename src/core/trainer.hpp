@@ -59,6 +59,17 @@ struct TrainConfig {
 // Throws ap::Error("bad_train_config") naming the first bad field.
 void validate(const TrainConfig& c);
 
+// One example as a training step sees it: any word may become an unknown word, referent or not,
+// so that "unknown" says nothing about being the answer (the answer then names the <unk:k> row);
+// a Chinese word becomes one unknown row per character (e.width), as the tokenizer splits a word
+// the lexicon lacks, with its answer on the last of them (the head of a compound); punctuation
+// may become <sym>. The targets move with the tokens.
+struct Noised {
+  std::vector<int> ids;
+  std::vector<CorpusTarget> targets;
+};
+Noised add_unknowns(const Example& e, const Vocabulary& vocab, const TrainConfig& config, Rng& rng);
+
 class Trainer {
  public:
   // Seeds E ~ N(0, embedding_init^2) and the layers with init_network(seed).

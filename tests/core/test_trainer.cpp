@@ -113,6 +113,12 @@ TEST_CASE("prepare_examples: tokens must agree with the tokenizer and the vocabu
   const std::vector<ap::Example> e = ap::prepare_examples(ok, v, ap::default_lexicon());
   REQUIRE(e.size() == 1);
   CHECK(e[0].ids[0] == v.find("小猫"));
+  // a swapped-out Chinese word becomes one unknown row per character, as the tokenizer splits it
+  CHECK(e[0].width == std::vector<int>{2, 1, 1});
+  const std::vector<ap::Example> en = ap::prepare_examples(
+      ap::parse_corpus("en\ts\tThe animal ate\tThe|animal|ate\t-\n"), v, ap::default_lexicon());
+  REQUIRE(en.size() == 1);
+  CHECK(en[0].width == std::vector<int>{1, 1, 1});
   const std::vector<ap::CorpusLine> split_wrong =
       ap::parse_corpus("zh\ts\t小猫吃鱼\t小|猫|吃|鱼\tverb:2>3\n");
   CHECK(code_of([&] { ap::prepare_examples(split_wrong, v, ap::default_lexicon()); }) ==
@@ -218,6 +224,35 @@ TEST_CASE("Trainer: the loss goes down") {
   MESSAGE("mean loss: first 10 steps " << first / 10 << ", last 10 steps " << last / 10);
   CHECK(last < 0.5 * first);
   CHECK(t.steps_done() == 150);
+}
+
+TEST_CASE("add_unknowns: a swapped Chinese word is a run of unknown rows; targets follow it") {
+  const ap::Vocabulary& v = lexicon_vocab();
+  const std::vector<ap::Example> e = ap::prepare_examples(
+      ap::parse_corpus("zh\ts\t小猫吃鱼，它很开心\t小猫|吃|鱼|，|它|很|开心\tpron:4>0 verb:1>2\n"),
+      v, ap::default_lexicon());
+  REQUIRE(e.size() == 1);
+  ap::TrainConfig c = small_config();
+  c.symbol_rate = 0.0f;
+  ap::Rng rng(7);
+  c.unknown_rate = 0.0f;  // nothing swapped: the example as it is
+  const ap::Noised same = ap::add_unknowns(e[0], v, c, rng);
+  CHECK(same.ids == e[0].ids);
+  CHECK(same.targets[0].from == 4);
+  CHECK(same.targets[0].to == 0);
+  c.unknown_rate = 1.0f;  // every word: 小猫 and 开心 become two rows each
+  const ap::Noised all = ap::add_unknowns(e[0], v, c, rng);
+  REQUIRE(all.ids.size() == 9);  // 小 猫 吃 鱼 ， 它 很 开 心
+  for (std::size_t i = 0; i < all.ids.size(); ++i) {
+    CAPTURE(i);
+    CHECK(v.is_fallback(all.ids[i]) == (i != 4));  // the comma stays itself
+  }
+  CHECK(all.ids[4] == e[0].ids[3]);
+  REQUIRE(all.targets.size() == 2);
+  CHECK(all.targets[0].from == 5);  // 它
+  CHECK(all.targets[0].to == 1);    // the last row of 小猫's run
+  CHECK(all.targets[1].from == 2);  // 吃
+  CHECK(all.targets[1].to == 3);    // 鱼
 }
 
 TEST_CASE("Trainer: bit-for-bit reproducible for a seed, different for another") {
