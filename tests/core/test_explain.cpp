@@ -62,7 +62,7 @@ TEST_CASE("explain_gradient: d_scores match finite differences, and the antecede
     const ap::RowVector base = tt.trace.head[h].masked.row(row);
     for (int j = 0; j < tt.trace.n; ++j) {
       CAPTURE(j);
-      const double eps = 2e-3;  // small enough that no ReLU of the feed-forward block flips
+      const double eps = 1e-2;  // above float32 noise in the loss; small enough that no ReLU flips
       ap::RowVector up = base, down = base;
       up[j] += eps;
       down[j] -= eps;
