@@ -167,6 +167,15 @@ export async function waitRender(page, before) {
   );
 }
 
+/** Wait until every view shows the last trace: the matrices out of sight (other heads, a stage
+ *  below the Train panel the test clicked in) are refreshed when the page is idle (later.js), so
+ *  a state written at once (the URL, data-status) can be seen before their cells change. */
+export async function waitSettled(page) {
+  await page.waitForFunction(() => document.body.dataset.settled !== '0', null, {
+    timeout: 10000,
+  });
+}
+
 export async function renders(page) {
   return page.evaluate(() => Number(document.body.dataset.renders || 0));
 }

@@ -6,7 +6,7 @@
 // No timing asserts: speed lives in scripts/bench.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { newPage, setup, teardown, cells, gotoStage, shot } from './harness.mjs';
+import { newPage, setup, teardown, cells, gotoStage, shot, waitSettled } from './harness.mjs';
 import { parse, coreSettings } from '../../web/state.js';
 import zh from '../../web/locales/zh.json' with { type: 'json' };
 
@@ -174,6 +174,7 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
   const { page, errors, open, context } = await newPage();
   await open('');
   await gotoStage(page, 8, 'heads');
+  await waitSettled(page);
   const before = await cells(page, 'weights');
   // long enough that the pause below lands while it runs (a 200-step run can finish first)
   await page.fill('#train-steps', '600');
@@ -213,6 +214,8 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
   assert.match(page.url(), /model=custom/);
   assert.equal(await page.$eval('#set-model', (e) => e.value), 'custom');
   assert.match(await page.textContent('#model-info'), /trained in this page \(600 steps\)/);
+  // the stage is out of sight below the Train panel: its cells follow the model when idle
+  await waitSettled(page);
   const trained = await cells(page, 'weights');
   assert.notDeepEqual(
     trained.map((c) => c.value),
@@ -224,6 +227,7 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
   await page.waitForFunction(() => /model=random/.test(location.search));
   await page.click('#train-body .train-reset-shipped');
   await page.waitForFunction(() => /model=default/.test(location.search));
+  await waitSettled(page);
   const again = await cells(page, 'weights');
   assert.deepEqual(again, before);
   const want = core.trace(ZH, {});
