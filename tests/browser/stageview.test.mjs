@@ -3,7 +3,8 @@
 // step is about (data-active, the walkthrough's per-step contract) are on screen, below the
 // sticky player bar and inside any scroll box around them, and the narration names the cell
 // shown: its query (row token), its key (column token, for the n × n matrices) and its value.
-// Play is checked too: the narration follows the frames. Screenshots of every stage at both sizes
+// Play is checked too: the narration follows the frames. On a phone the sticky bar stays at most
+// PHONE_BAR_MAX px tall at every step, playing or stepping. Screenshots of every stage at both sizes
 // go to tests/browser/screenshots/stage-*.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +22,11 @@ const SIZES = [
   [1280, 800],
   [375, 800],
 ];
+// On a phone the sticky bar (toolbar and narration) may take at most this much of the 800 px:
+// one line of controls (38 px) and three lines of narration (58 px) with their margins, 103 px
+// measured; the rest (87%) is the stage's. Unfolded controls (⋯) and a four-line narration made
+// it 172 px while playing stage 3.
+const PHONE_BAR_MAX = 104;
 
 // In the page (a self-contained function: Playwright sends its source). mode 'check': the current
 // step; 'walk': step with |▶ from where the page is to the last step of the last stage, checking
@@ -34,7 +40,10 @@ function inPage({ names, mode }) {
     const active = [...document.querySelectorAll('[data-active]')];
     const out = active.filter((e) => e.dataset.active === 'out');
     if (out.length !== 1) problems.push(`${where}: ${out.length} elements are data-active="out"`);
-    const top = Math.max(0, document.getElementById('stagebar').getBoundingClientRect().bottom);
+    const bar = document.getElementById('stagebar').getBoundingClientRect();
+    const top = Math.max(0, bar.bottom);
+    if (names.barMax && bar.height > names.barMax)
+      problems.push(`${where}: the sticky bar is ${Math.round(bar.height)} px tall`);
     for (const e of active) {
       const r = e.getBoundingClientRect();
       const what = `${where}: ${e.tagName.toLowerCase()}${e.dataset.matrix ? `[${e.dataset.matrix} ${e.dataset.row},${e.dataset.col}]` : `.${e.className}`}`;
@@ -67,8 +76,11 @@ function inPage({ names, mode }) {
         }
       }
     }
-    const text = document.getElementById('narration').textContent;
+    const narration = document.getElementById('narration');
+    const text = narration.textContent;
     if (!text) problems.push(`${where}: no narration`);
+    if (names.wholeNarration && narration.scrollHeight > narration.clientHeight + 1)
+      problems.push(`${where}: the narration "${text}" is cut at ${narration.clientHeight} px`);
     const cell = out[0];
     if (cell && cell.dataset.matrix) {
       const m = cell.dataset.matrix;
@@ -184,7 +196,13 @@ for (const lang of ['en', 'zh']) {
         const { page, errors, open, context } = await newPage({ width, height });
         const text = which === 'long' ? LONG[lang] : '小猫吃鱼，它很开心';
         await open(`lang=${lang}&s=${encodeURIComponent(text)}`);
-        const names = await namesFor(text);
+        // on a phone the bar stays compact; the default sentence's narrations are all whole (the
+        // long one's list of 20 tokens scrolls inside the narration, under the chips it lists)
+        const names = {
+          ...(await namesFor(text)),
+          barMax: width < 600 ? PHONE_BAR_MAX : 0,
+          wholeNarration: width < 600 && which === 'default',
+        };
         if (which === 'long')
           assert.equal(names.tokens.length, 20, 'the long sentence has 20 tokens');
         // stage 1 from its first step, through the stage list and the scrubber
@@ -233,12 +251,13 @@ for (const lang of ['en', 'zh']) {
 }
 
 // On a phone the secondary controls (speed, replay, layer, head) fold behind ⋯ (player-bar.js):
-// opens them when they are folded, runs `fn`, folds them again.
+// opens them when they are folded, runs `fn`, folds them again unless `fn` did (play folds them).
 async function withControls(page, fn) {
   const folded = await page.isVisible('#player .more');
   if (folded) await page.click('#player .more');
   await fn();
-  if (folded) await page.click('#player .more');
+  if (folded && (await page.getAttribute('#player .more', 'aria-expanded')) === 'true')
+    await page.click('#player .more');
 }
 
 for (const lang of ['en', 'zh']) {
@@ -247,7 +266,12 @@ for (const lang of ['en', 'zh']) {
       const { page, errors, open, context } = await newPage({ width, height });
       const text = '小猫吃鱼，它很开心';
       await open(`lang=${lang}&s=${encodeURIComponent(text)}`);
-      const names = await namesFor(text);
+      // on a phone the bar stays compact while playing, ↺ pressed from under ⋯ included
+      const names = {
+        ...(await namesFor(text)),
+        barMax: width < 600 ? PHONE_BAR_MAX : 0,
+        wholeNarration: width < 600,
+      };
       // 4×: the stages' held steps still come one by one, in a quarter of the time
       await withControls(page, () => page.selectOption('#player .speed select', '4'));
       for (const [i, id] of STAGES.entries()) {
@@ -292,6 +316,17 @@ test('on a phone the sticky toolbar is one line (at most 64 px), in en and zh, w
       assert.ok(await page.isVisible(sel), `${lang}: ${sel} shown after ⋯`);
     await page.click('#player .more');
     assert.ok((await height()) <= 64, `${lang}: folded again`);
+    // ↺ under ⋯ starts play and folds them, with the focus on ⋯ (↺ is not shown any more)
+    await page.click('#player .more');
+    await page.click('#player .replay');
+    await page.waitForSelector('#player .play[aria-pressed="true"]');
+    assert.equal(await page.getAttribute('#player .more', 'aria-expanded'), 'false');
+    assert.ok((await height()) <= 64, `${lang}: folded while playing`);
+    assert.ok(
+      await page.$eval('#player .more', (e) => document.activeElement === e),
+      `${lang}: the focus is on ⋯`,
+    );
+    await page.click('#player .play'); // pause
     // every control in the bar has a name a screen reader can say
     const unnamed = await page.$$eval('#toolbar button, #toolbar select, #toolbar input', (list) =>
       list

@@ -7,6 +7,7 @@ export class PlayerBar {
   constructor(root, { t, player }) {
     this.root = root;
     this.player = player;
+    this.playing = false;
     this.build(t);
   }
 
@@ -48,14 +49,7 @@ export class PlayerBar {
       'aria-label': t('player.more'),
       title: t('player.more'),
       'aria-expanded': 'false',
-      on: {
-        click: () => {
-          const bar = this.root.closest('.toolbar') || this.root;
-          const open = !bar.hasAttribute('data-more');
-          bar.toggleAttribute('data-more', open);
-          this.more.setAttribute('aria-expanded', String(open));
-        },
-      },
+      on: { click: () => this.unfold(!this.bar().hasAttribute('data-more')) },
     });
     this.t = t;
     this.root.replaceChildren(
@@ -72,7 +66,26 @@ export class PlayerBar {
     );
   }
 
+  bar() {
+    return this.root.closest('.toolbar') || this.root;
+  }
+
+  // open: the folded controls show under the one line; closed: they fold behind ⋯ again, and a
+  // focus inside them moves to ⋯ (it would be lost on a control that is not shown any more)
+  unfold(open) {
+    const bar = this.bar();
+    bar.toggleAttribute('data-more', open);
+    this.more.setAttribute('aria-expanded', String(open));
+    const focused = /** @type {Document | ShadowRoot} */ (this.root.getRootNode()).activeElement;
+    if (!open && focused instanceof HTMLElement && bar.contains(focused) && !focused.offsetParent)
+      this.more.focus();
+  }
+
   update(snap) {
+    // play (▶, ↺ from under ⋯, a shortcut) folds the controls again: while the stage plays the
+    // sticky bar is one line of controls over the narration, not two more rows
+    if (snap.playing && !this.playing && this.bar().hasAttribute('data-more')) this.unfold(false);
+    this.playing = snap.playing;
     this.playBtn.textContent = snap.playing ? '❚❚' : '▶';
     const label = this.t(snap.playing ? 'player.pause' : 'player.play');
     this.playBtn.setAttribute('aria-label', label);
