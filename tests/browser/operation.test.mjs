@@ -716,6 +716,89 @@ test('the 2-D plane inside the scores stage: arrow handles leave the "1" tick la
   await context.close();
 });
 
+// In the page: window.softmaxPhasesAt(why) checks the softmax stage at its step k (body data-k):
+// every phase after k is invisible at once (its own or an ancestor's opacity 0), bars included,
+// and the phase of step k, when it has bars, grows them (their ap-grow animation runs). It
+// returns the problems, named by `why`.
+function installSoftmaxCheck() {
+  const opacity = (e) => {
+    let o = 1;
+    for (let p = e; p && p !== document.body; p = p.parentElement)
+      o *= Number(getComputedStyle(p).opacity);
+    return o;
+  };
+  /** @type {any} */ (window).softmaxPhasesAt = (why) => {
+    const k = Number(document.body.dataset.k);
+    const problems = [];
+    document.querySelectorAll('#stage-body .phase').forEach((p, i) => {
+      const fills = [...p.querySelectorAll('.fill')];
+      const o = opacity(p);
+      if (i > k && o > 0) problems.push(`${why}, step ${k}: phase ${i + 1} shows (opacity ${o})`);
+      if (i === k && fills.length) {
+        const growing = fills.every((f) =>
+          f.getAnimations().some((a) => /** @type {any} */ (a).animationName === 'ap-grow'),
+        );
+        if (!growing) problems.push(`${why}, step ${k}: the bars of phase ${i + 1} do not grow`);
+      }
+    });
+    return problems;
+  };
+}
+
+test("softmax: a phase's bars show only from its step on, at 375 and 1280, en and zh (scrubbed back, stepped, played)", async () => {
+  for (const [width, lang] of [
+    [375, 'en'],
+    [1280, 'en'],
+    [375, 'zh'],
+    [1280, 'zh'],
+  ]) {
+    const { page, errors, open, context } = await newPage({ width, height: 800 });
+    await open(`lang=${lang}&s=小猫吃鱼，它很开心`);
+    await gotoStage(page, 6, 'softmax'); // the stage opens whole: every phase and both bar lists
+    await page.evaluate(installSoftmaxCheck);
+    const problems = [];
+    const look = async (why) =>
+      problems.push(...(await page.evaluate((w) => window.softmaxPhasesAt(w), why)));
+    // back from the whole stage to an early step, the way a learner scrubs
+    for (const k of [2, 0, 3, 1]) {
+      await stepTo(page, k);
+      await look(`${width} ${lang} scrubbed`);
+    }
+    // forward one step at a time with |▶
+    await stepTo(page, 0);
+    for (let k = 1; k <= 4; k++) {
+      await page.click('#player .step-fwd');
+      await page.waitForSelector(`body[data-k="${k}"]`);
+      await look(`${width} ${lang} stepped`);
+    }
+    // played from the start (↺ from the whole stage): checked as each step is drawn
+    const played = page.evaluate((why) => {
+      return new Promise((resolve) => {
+        const seen = [];
+        const obs = new MutationObserver(() => {
+          if (document.body.dataset.stage !== 'softmax') return;
+          seen.push(...window.softmaxPhasesAt(why));
+          if (document.body.dataset.k === '4') {
+            obs.disconnect();
+            resolve(seen);
+          }
+        });
+        obs.observe(document.body, { attributes: true, attributeFilter: ['data-k'] });
+      });
+    }, `${width} ${lang} played`);
+    await page.evaluate(() => {
+      const more = document.querySelector('#player .more');
+      if (more && more.offsetParent) more.click(); // on a phone ↺ is under ⋯
+      document.querySelector('#player .replay').click();
+    });
+    problems.push(...(await played));
+    await page.click('#player .play'); // pause
+    assert.deepEqual(problems, []);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
 test('screenshots while playing: stages 4-9 at 1280×800 and 375×800, en and zh', async () => {
   for (const [width, locale] of [
     [1280, 'en-US'],
