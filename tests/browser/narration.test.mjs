@@ -116,7 +116,7 @@ function check(says, text, ctx) {
       has(tok(says.i), 'the token');
       break;
     }
-    // the first cell of Q, K and V in steps: the rows that meet, the first product, the sum
+    // the first cell of Q in steps: the rows that meet, the first product, the sum
     case 'narr.projectMeet':
       assert.equal(says.i, 0, 'the steps take apart the first cell');
       assert.equal(says.c, 0, 'the steps take apart the first cell');
@@ -150,6 +150,23 @@ function check(says, text, ctx) {
         assert.equal(says.rows, tr.config.n - 1);
         has(String(says.cells), 'the number of other sums');
         assert.equal(says.cells, (tr.config.n - 1) * tr.config.d_k);
+      }
+      break;
+    }
+    // K and V: the first cell whole, then every other cell, each named by one of its cells
+    case 'narr.projectOnce':
+    case 'narr.projectAll': {
+      const m = hd[says.r];
+      assert.notEqual(says.r, 'Q', 'Q is taken apart in steps');
+      close(says.v, m.data[says.i * m.cols + says.c], `${says.r}[${says.i}][${says.c}]`);
+      has(fmt(says.v, 3), 'the value');
+      has(tok(says.i), 'the token');
+      if (says.key === 'narr.projectOnce') {
+        assert.deepEqual([says.i, says.c], [0, 0], 'the first cell');
+        has(String(tr.config.d_model), 'the number of products');
+      } else {
+        assert.equal(says.cells, tr.config.n * tr.config.d_k - 1);
+        has(String(says.cells), 'the number of other sums');
       }
       break;
     }
@@ -622,8 +639,9 @@ async function walk(core, r, seen, { text, s, lang, head, q, label }) {
     await page.click(`#stage-nav li:nth-child(${si + 1}) button`);
     await page.waitForSelector(`body[data-stage="${id}"]`);
     const units = Number(await page.$eval('#player .scrub', (e) => e.max));
-    // stage 3 takes its first cell apart in steps 0-3, then its row (4) and the rest (5): walk them all
-    const first = id === 'project' ? [0, 1, 2, 3, 4, 5] : [0];
+    // stage 3 takes Q's first cell apart in steps 0-3, then its row (4) and the rest (5); K and
+    // V have their first cell (6, 8) and the rest (7, 9): walk them all
+    const first = id === 'project' ? [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] : [0];
     const ks = [...new Set([...first, 1 + Math.floor(r() * units), units])].filter(
       (k) => k >= 0 && k <= units,
     );
@@ -662,6 +680,8 @@ test('every narrated sentence matches the trace: random sentences and settings, 
     'narr.projectSum',
     'narr.projectRow',
     'narr.projectRest',
+    'narr.projectOnce',
+    'narr.projectAll',
     'narr.score',
     'narr.scoreTop',
     'narr.scale',

@@ -1,7 +1,8 @@
 // operation.test.mjs: stages 3-9 show the operation, step by step, with the core's numbers: the
-// first cell of Q, K and V taken apart (rows meet, products, sum, lands), the products and sum of
-// q·k, the row's dots before and after ÷√d_k, the cells turning −∞, softmax's exps and weights,
-// the output row growing by w_j × V_j, the heads and their real-scale shapes.
+// first cell of Q taken apart (rows meet, products, sum, lands), then K's and V's in a step each,
+// the products and sum of q·k, the row's dots before and after ÷√d_k, the cells turning −∞,
+// softmax's exps and weights, the output row growing by w_j × V_j, the heads and their
+// real-scale shapes.
 // Also: reduced motion jumps to end states; the √d_k experiment's numbers are core.scaleDemo's;
 // predict-then-reveal (flow, memory per sentence, URL key, off in embeds); the "no scaling"
 // experiment's title, bars and narration; the plane's tick labels; aligned softmax bars.
@@ -56,15 +57,15 @@ const values = (page, sel) =>
     })),
   );
 
-test("project: the first cell of Q, K and V in four steps (rows meet, products, sum, lands), then its row, then the rest; the core's numbers", async () => {
+test("project: Q's first cell in four steps (rows meet, products, sum, lands), then its row, then the rest; K and V's first cell in one step, then the rest; the core's numbers", async () => {
   const search = 's=小猫吃鱼，它很开心';
   const { core, tr, tokens } = await traceFor(search);
   const { page, errors, open, context } = await newPage();
   await open(search);
   await gotoStage(page, 2, 'project');
   const { n, d_k: dK, d_model: d } = tr.config;
-  const per = 6; // the first cell's four steps, the rest of its row, the other rows
-  assert.equal(await page.$eval('#player .scrub', (e) => e.max), String(3 * per));
+  // Q: the first cell's four steps, the rest of its row, the other rows; K and V: two each
+  assert.equal(await page.$eval('#player .scrub', (e) => e.max), String(6 + 2 + 2));
   const calc = () =>
     page.$eval('#stage-body .calc', (c) => {
       const shown = (e) => !!e && getComputedStyle(e).visibility !== 'hidden';
@@ -81,12 +82,31 @@ test("project: the first cell of Q, K and V in four steps (rows meet, products, 
       pending: e.classList.contains('pending'),
       value: Number(e.dataset.value),
     }));
-  for (const [role, r] of ['Q', 'K', 'V'].entries()) {
-    const head = tr.heads[0];
+  const head = tr.heads[0];
+  const first = (r) => {
     const x = rowOf(tr.X, 0);
     const w = colOf(head[`W_${r}`], 0);
-    const dot = core.dotSteps(x, w);
-    const value = head[r].data[0];
+    return { dot: core.dotSteps(x, w), value: head[r].data[0], x, w };
+  };
+  // the products written in the box are the core's (the first ones and the last)
+  const productsAreCore = (c, dot) => {
+    const shownDims = [...Array(c.products.length).keys()].map((i) =>
+      i < c.products.length - 1 ? i : d - 1,
+    );
+    c.products.forEach((e, i) => assert.equal(e.text, fmt(dot.products[shownDims[i]])));
+  };
+  const allFilled = async (r) => {
+    for (const [i, c] of [
+      [1, 0],
+      [n - 1, dK - 1],
+    ])
+      close((await cell(r, i, c)).value, head[r].data[i * dK + c], `${r}[${i}][${c}] filled`);
+    assert.equal((await cell(r, n - 1, dK - 1)).pending, false, `${r}: every row is filled`);
+  };
+  // Q, taken apart
+  {
+    const r = 'Q';
+    const { dot, value, x, w } = first(r);
     const phases = [
       ['meet', 'narr.projectMeet', { r, tok: tokens[0], c: 1, d }],
       [
@@ -97,7 +117,7 @@ test("project: the first cell of Q, K and V in four steps (rows meet, products, 
       ['sum', 'narr.projectSum', { r, tok: tokens[0], c: 1, d, v: fmt(value, 3) }],
     ];
     for (const [s, [phase, key, p]] of phases.entries()) {
-      await stepTo(page, role * per + s);
+      await stepTo(page, s);
       const c = await calc();
       assert.equal(c.phase, phase, `${r} step ${s}`);
       assert.equal(await page.textContent('#narration'), say(key, p), `${r} ${phase}`);
@@ -108,31 +128,50 @@ test("project: the first cell of Q, K and V in four steps (rows meet, products, 
       );
       assert.equal(c.sum, s >= 2, `${r} ${phase}: sum shown`);
       assert.equal((await cell(r, 0, 0)).pending, true, `${r} ${phase}: cell (0, 0) still blank`);
-      // the products written are the core's (the first ones and the last)
-      const shownDims = [...Array(c.products.length).keys()].map((i) =>
-        i < c.products.length - 1 ? i : d - 1,
-      );
-      c.products.forEach((e, i) => assert.equal(e.text, fmt(dot.products[shownDims[i]])));
+      productsAreCore(c, dot);
       if (s >= 2) close(c.sumValue, dot.dot, `${r}: the sum is core.dotSteps'`);
     }
-    await stepTo(page, role * per + 3);
+    await stepTo(page, 3);
     assert.equal((await calc()).phase, 'land');
     const landed = await cell(r, 0, 0);
     assert.equal(landed.pending, false, `${r}: the sum has landed in cell (0, 0)`);
     close(landed.value, value, `${r}[0][0]`);
     close(value, dot.dot, `${r}[0][0] is the sum of the products`);
     // the next step lands the rest of row 0, the one after every other row
-    await stepTo(page, role * per + 4);
+    await stepTo(page, 4);
     assert.equal((await cell(r, 0, dK - 1)).pending, false, `${r}: row 0 is filled`);
     assert.equal((await cell(r, 1, 0)).pending, true, `${r}: row 1 is not yet`);
     assert.equal((await calc()).phase, 'land');
-    await stepTo(page, role * per + 5);
-    for (const [i, c] of [
-      [1, 0],
-      [n - 1, dK - 1],
-    ])
-      close((await cell(r, i, c)).value, head[r].data[i * dK + c], `${r}[${i}][${c}] filled`);
-    assert.equal((await cell(r, n - 1, dK - 1)).pending, false, `${r}: every row is filled`);
+    await stepTo(page, 5);
+    await allFilled(r);
+  }
+  // K and V: the same operation, their first cell whole in one step, then every other cell
+  for (const [role, r] of [
+    [1, 'K'],
+    [2, 'V'],
+  ]) {
+    const { dot, value } = first(r);
+    await stepTo(page, 6 + 2 * (role - 1));
+    const c = await calc();
+    assert.equal(c.phase, 'once', `${r}: its first cell in one step`);
+    assert.ok(
+      c.products.every((e) => e.shown),
+      `${r}: the products are shown`,
+    );
+    assert.ok(c.sum, `${r}: the sum is shown`);
+    productsAreCore(c, dot);
+    close(c.sumValue, dot.dot, `${r}: the sum is core.dotSteps'`);
+    const landed = await cell(r, 0, 0);
+    assert.equal(landed.pending, false, `${r}: the sum has landed in cell (0, 0)`);
+    close(landed.value, value, `${r}[0][0]`);
+    assert.equal((await cell(r, 0, 1)).pending, true, `${r}: the other cells are not yet`);
+    assert.equal(
+      await page.textContent('#narration'),
+      say('narr.projectOnce', { r, tok: tokens[0], c: 1, d, v: fmt(value, 3) }),
+    );
+    await stepTo(page, 7 + 2 * (role - 1));
+    await allFilled(r);
+    assert.match(await page.textContent('#narration'), new RegExp(`${n * dK - 1} more sums`));
   }
   assert.deepEqual(errors, []);
   await context.close();

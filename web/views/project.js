@@ -1,9 +1,11 @@
 // project.js: stage 3. Q = X W_Q, K = X W_K, V = X W_V for the chosen head, animated cell by cell
 // as row-times-column: row i of X meets column c of W, and the products add up to one number.
-// The first cell of each of Q, K and V is taken apart in four steps (the row meets the column, the
-// products, their sum, the sum lands in the cell); then the rest of that row lands in one step and
-// every other row in one more, each with one of its cells worked out in the sum box. Any cell can
-// still be picked to see its sum. The products come from core.dotSteps; the cells from the trace.
+// Q's first cell is taken apart in four steps (the row meets the column, the products, their sum,
+// the sum lands in the cell); then the rest of that row lands in one step and every other row in
+// one more, each with one of its cells worked out in the sum box. K and V are the same operation
+// with another W: their first cell's products and sum come in one step, then every other cell.
+// Any cell can still be picked to see its sum. The products come from core.dotSteps; the cells
+// from the trace.
 import { el, fmt, matrixBlock, rowOf, colOf, setText, writeOnce, says } from './util.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
@@ -15,15 +17,40 @@ const DIMS = 6;
 const ROWS = 10;
 /** Terms of the sum written out before the last one (the rest are "… more"). */
 const TERMS = 4;
-/** The first cell's steps; 'row' lands the rest of its row, 'rest' the other rows. */
+/** Q's first cell's steps; 'row' lands the rest of its row, 'rest' the other rows. */
 const FIRST = ['meet', 'multiply', 'sum', 'land'];
+/** K's and V's steps: 'once' their first cell whole (products, sum, landing), 'all' the rest. */
+const AGAIN = ['once', 'all'];
 /** ms (at speed 1) that playing stays on each step: long enough to read its sentence */
-const HOLD_MS = { meet: 1800, multiply: 1800, sum: 1800, land: 1800, row: 2400, rest: 2400 };
+const HOLD_MS = {
+  meet: 1800,
+  multiply: 1800,
+  sum: 1800,
+  land: 1800,
+  row: 2400,
+  rest: 2400,
+  once: 2400,
+  all: 2400,
+};
+/** Cells of Q, K or V (row-major) filled once a step is shown. */
+const FILLED = {
+  meet: () => 0,
+  multiply: () => 0,
+  sum: () => 0,
+  land: () => 1,
+  row: (n, dK) => dK,
+  rest: (n, dK) => n * dK,
+  once: () => 1,
+  all: (n, dK) => n * dK,
+};
 
-/** A role's steps: the first cell's four, then the rest of its row and the other rows (when
- *  there are any). n tokens, d_k components. */
-function phasesOf(n, dK) {
-  return [...FIRST, ...(dK > 1 ? ['row'] : []), ...(n > 1 ? ['rest'] : [])];
+/** The stage's steps, [{role, phase}] in order. Q: its first cell's four, then the rest of its
+ *  row and the other rows (when there are any). K and V: the operation is known by then, so
+ *  their first cell in one step and every other cell in one more. n tokens, d_k components. */
+function stepsOf(n, dK) {
+  const q = [...FIRST, ...(dK > 1 ? ['row'] : []), ...(n > 1 ? ['rest'] : [])];
+  const again = n * dK > 1 ? AGAIN : AGAIN.slice(0, 1);
+  return ROLES.flatMap((_, role) => (role === 0 ? q : again).map((phase) => ({ role, phase })));
 }
 
 export class ProjectStage {
@@ -38,13 +65,13 @@ export class ProjectStage {
   /** While playing, every step stays on screen long enough to read its sentence. */
   holdOf(k, model) {
     const { n, d_k: dK } = model.result.config;
-    const phases = phasesOf(n, dK);
-    return k < 3 * phases.length ? HOLD_MS[phases[k % phases.length]] : 0;
+    const step = stepsOf(n, dK)[k];
+    return step ? HOLD_MS[step.phase] : 0;
   }
 
   units(model) {
     const { n, d_k: dK } = model.result.config;
-    return 3 * phasesOf(n, dK).length;
+    return stepsOf(n, dK).length;
   }
 
   // the matrices shown, as matrixView's arguments (render builds them, update refreshes them);
@@ -183,15 +210,13 @@ export class ProjectStage {
   }
 
   // which role and which phase step k is at, and how many of the role's cells (row-major) are
-  // filled after it: the first cell's steps fill none until it lands, 'row' fills row 0, 'rest' all
+  // filled after it: the first cell's steps fill none until it lands, 'row' fills row 0, 'rest'
+  // and 'all' every cell
   where(k) {
     const { n, d_k: dK } = this.model.result.config;
-    const phases = phasesOf(n, dK);
-    if (k >= 3 * phases.length) return { role: this.role, phase: 'done', filled: n * dK };
-    const role = Math.floor(k / phases.length);
-    const phase = phases[k % phases.length];
-    const filled = { meet: 0, multiply: 0, sum: 0, land: 1, row: dK, rest: n * dK }[phase];
-    return { role, phase, filled };
+    const step = stepsOf(n, dK)[k];
+    if (!step) return { role: this.role, phase: 'done', filled: n * dK };
+    return { ...step, filled: FILLED[step.phase](n, dK) };
   }
 
   // the cell step k is about (a picked cell wins): the first cell; at 'row' the row's last cell in
@@ -203,7 +228,7 @@ export class ProjectStage {
     const { phase } = this.where(k);
     const q = this.model.state.q;
     if (phase === 'row') return [0, Math.min(DIMS, dK) - 1];
-    if (phase === 'rest') return [q > 0 && q < n ? q : n - 1, 0];
+    if (phase === 'rest' || phase === 'all') return [q > 0 && q < n ? q : n - 1, 0];
     if (phase === 'done') return [Math.min(q, n - 1), 0];
     return [0, 0];
   }
@@ -228,7 +253,14 @@ export class ProjectStage {
     this.x.mark('row', [i]);
     this.w[role].mark('col', [c]);
     out.mark('cell', [[i, c]]);
-    this.renderCalc(role, i, c, this.sel || !FIRST.includes(phase) ? 'land' : phase);
+    // the sum box's phase: how much of the sum shows, and what comes in ('once': all of it, the
+    // products one after another, then the sum)
+    const calcPhase = this.sel
+      ? 'land'
+      : FIRST.includes(phase) || phase === 'once'
+        ? phase
+        : 'land';
+    this.renderCalc(role, i, c, calcPhase);
   }
 
   // the sum being formed is what the first cell's steps compute; the cell, once it lands. Its
@@ -301,7 +333,7 @@ export class ProjectStage {
   }
 
   // phase: how much of the sum is shown ('meet': the two rows; 'multiply': and the products;
-  // 'sum' and 'land': and the sum). CSS hides what is not shown yet, so nothing moves.
+  // 'sum', 'land' and 'once': and the sum). CSS hides what is not shown yet, so nothing moves.
   renderCalc(role, i, c, phase) {
     const { core, t } = this.ctx;
     const tr = this.model.result;
@@ -374,6 +406,20 @@ export class ProjectStage {
         { head: this.model.state.head, r, i, c, v: value },
       );
     const { n, d_k: dK } = tr.config;
+    if (!this.sel && phase === 'once')
+      return says(
+        this.ctx.t,
+        'narr.projectOnce',
+        { r, tok, c: c + 1, d, v: fmt(value, 3) },
+        { head: this.model.state.head, r, i, c, v: value },
+      );
+    if (!this.sel && phase === 'all')
+      return says(
+        this.ctx.t,
+        'narr.projectAll',
+        { r, tok, c: c + 1, v: fmt(value, 3), cells: n * dK - 1, n, dk: dK },
+        { head: this.model.state.head, r, i, c, v: value, cells: n * dK - 1 },
+      );
     if (!this.sel && phase === 'row')
       return says(
         this.ctx.t,
