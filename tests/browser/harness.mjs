@@ -169,9 +169,10 @@ export async function waitRender(page, before) {
 
 /** Wait until every view shows the last trace: the matrices out of sight (other heads, a stage
  *  below the Train panel the test clicked in) are refreshed when the page is idle (later.js), so
- *  a state written at once (the URL, data-status) can be seen before their cells change. */
-export async function waitSettled(page) {
-  await page.waitForFunction(() => document.body.dataset.settled !== '0', null, {
+ *  a state written at once (the URL, data-status) can be seen before their cells change.
+ *  host: the element the playground marks (the page's body, or a custom element). */
+export async function waitSettled(page, host = 'body') {
+  await page.waitForFunction((sel) => document.querySelector(sel)?.dataset.settled !== '0', host, {
     timeout: 10000,
   });
 }

@@ -13,7 +13,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { launch, startServer, distDir, collectErrors, cells, CSP } from './harness.mjs';
+import {
+  launch,
+  startServer,
+  distDir,
+  collectErrors,
+  cells,
+  CSP,
+  waitSettled,
+} from './harness.mjs';
 import { loadCoreNode } from '../../web/core.js';
 import { parse, coreSettings } from '../../web/state.js';
 import zh from '../../web/locales/zh.json' with { type: 'json' };
@@ -158,6 +166,7 @@ test('the single file over file:// trains in a worker made of its own code (zh);
   assert.equal(where, zh['train.sampled'].replace('{examples}', String(examples)));
   await savedModel(page, '');
   const { state } = parse(new URL(page.url()).search);
+  await waitSettled(page); // the stage is out of sight: its cells follow the model when idle
   const shown = await cells(page, 'weights');
   sameAsCore(shown, state.s, coreSettings(state));
   // the .npz of the model trained here, and its program, run by NumPy: the page's cells again
@@ -198,6 +207,7 @@ test("the single file where no worker may start trains on the page's thread", as
   );
   await savedModel(page, '');
   const { state } = parse(new URL(page.url()).search);
+  await waitSettled(page); // the stage is out of sight: its cells follow the model when idle
   sameAsCore(await cells(page, 'weights'), state.s, coreSettings(state));
   assert.deepEqual(errors, []);
   await context.close();
@@ -223,6 +233,7 @@ test('the element on another origin trains in a worker from its own site, then s
   );
   assert.ok(!asked.some((u) => u.startsWith(host.base) && /train|wasm/.test(u)));
   await savedModel(page, 'attention-playground');
+  await waitSettled(page, 'attention-playground');
   sameAsCore(
     await cells(page, 'weights', 'attention-playground #stage-body'),
     '小猫吃鱼，它很开心',
@@ -244,6 +255,7 @@ test("the element on a host page whose CSP forbids blob workers trains on the pa
   const { runner } = await train(page, 'attention-playground');
   assert.equal(runner, 'page');
   await savedModel(page, 'attention-playground');
+  await waitSettled(page, 'attention-playground');
   sameAsCore(
     await cells(page, 'weights', 'attention-playground #stage-body'),
     '小猫吃鱼，它很开心',
@@ -277,6 +289,7 @@ test('the hosted page under the strict CSP trains in its worker, with no violati
   assert.equal(runner, 'worker');
   await savedModel(page, '');
   const { state } = parse(new URL(page.url()).search);
+  await waitSettled(page); // the stage is out of sight: its cells follow the model when idle
   sameAsCore(await cells(page, 'weights'), state.s, coreSettings(state));
   assert.deepEqual(await page.evaluate(() => window.cspViolations), []);
   assert.deepEqual(errors, []);
