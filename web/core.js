@@ -206,7 +206,9 @@ export class Core {
    *  program? (model 'numpy': {lines: [{text, stage}], matches}); a trained model adds input,
    *  layers, readout}. Matrices are {rows, cols, data: Float32Array} copies.
    *  detail {layers: false}: without `layers` (every layer's matrices, most of a trained model's
-   *  trace); the page asks for them only while it shows a layer other than the last. */
+   *  trace); the page asks for them only while it shows a layer other than the last.
+   *  {guesses: false}: without `guesses` (an n x vocabulary softmax). A trained model's `model`
+   *  (its card) is one object shared by every trace through that model: read it, never change it. */
   trace(text, settings = {}, detail = undefined) {
     checkText(text, this.lim.max_text_bytes);
     const s = wire(checkObject('settings', settings));

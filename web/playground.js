@@ -181,7 +181,10 @@ class App {
     // reaches them through `later`, at once when they are on screen, else when idle or scrolled to
     this.side = {
       settings: { el: $('settings'), update: (s, r) => this.settings.update(s, r) },
-      modelInfo: this.modelInfo && { el: $('model-info'), update: (m) => this.modelInfo.update(m) },
+      modelInfo: this.modelInfo && {
+        el: $('model-info'),
+        update: (m) => this.modelInfo.update({ ...m, guesses: this.guesses() }),
+      },
       share: { el: $('share-body'), update: () => this.share.update() },
     };
     // matrices out of sight are refreshed when idle or scrolled to: "settled" = all show this trace
@@ -338,8 +341,9 @@ class App {
     try {
       const settings = coreSettings(this.state);
       // every layer's matrices only while a layer other than the last is shown: they are most of
-      // a trained model's trace, and typing makes one trace per key
-      const detail = { layers: this.state.layer !== -1 };
+      // a trained model's trace, and typing makes one trace per key; the model's guesses (an n x
+      // vocabulary softmax) are traced apart when the model summary is drawn (guesses())
+      const detail = { layers: this.state.layer !== -1, guesses: false };
       let result;
       try {
         result = this.core.trace(this.state.s, settings, detail);
@@ -364,6 +368,18 @@ class App {
     this.input.showMessages(messages);
     this.render();
     this.host.dataset.runMs = (performance.now() - started).toFixed(1); // read by the speed test
+  }
+
+  /** The word the model reads at each token of the shown trace ([{word, probability}], or
+   *  undefined with random weights): the typing trace leaves them out, so they are traced once
+   *  per shown trace, when the model summary is drawn (out of sight: when idle). */
+  guesses() {
+    const r = this.result;
+    const from = this.resultFrom;
+    if (!r || !r.model || r.guesses) return r?.guesses;
+    if (!from.guesses)
+      from.guesses = this.core.trace(from.text, from.settings, { layers: false }).guesses;
+    return from.guesses;
   }
 
   // No good trace yet (a bad link): show the default sentence and settings instead of nothing.
@@ -657,7 +673,9 @@ class App {
       // the shown trace with every layer's matrices, which the page leaves out while the last
       // layer is shown; the .npz program recomputes every layer and is checked against them
       full: () =>
-        !from || from.detail.layers ? this.result : this.core.trace(from.text, from.settings),
+        !from || (from.detail?.layers && from.detail.guesses !== false)
+          ? this.result
+          : this.core.trace(from.text, from.settings),
       sentence: this.resultFrom ? this.resultFrom.text : '',
       state: { ...this.state },
       stage: STAGES[this.state.step - 1],

@@ -234,18 +234,27 @@ typename W::Node layers(const W& w, const NetworkTrace& t) {
   return out;
 }
 
+// The optional parts of a text trace a writer may leave out (the CLI writes all of them). A reader
+// of the last layer alone (the page while the learner types) needs neither:
+//   layers:  every layer's matrices, most of a trained model's trace;
+//   guesses: the word read at each token, an n x vocabulary softmax (as much work as the layers).
+struct TraceParts {
+  bool layers = true;
+  bool guesses = true;
+};
+
 // A text trace: write_trace() plus write_tokens(), "embeddings", "positions" (absent when
 // positions are off) and the settings-only fields of "config": seed, tie_qk, positions,
 // max_tokens and weights ("random", "numpy", or the model's name); for the numpy model "program"
 // (numpy_program_node). Through a trained model `m` (nullptr = random or numpy weights) it adds
 // "model" (model_card), "input" (the residual stream entering the first layer, X_0 = E + P),
-// "layers" (layers(); left out when `with_layers` is false: most of a trace's numbers, which a
-// reader of the last layer alone does not need), "readout" (the final LayerNorm of the residual
-// stream, n x d_model) and "guesses" (the word the model reads at each token: [{word,
-// probability}]).
-template <class W>
+// "layers" (layers()), "readout" (the final LayerNorm of the residual stream, n x d_model) and
+// "guesses" (the word the model reads at each token: [{word, probability}]). `parts` may leave
+// out "layers" and "guesses" (TraceParts). card() makes "model": a writer may keep the card it
+// made for a model, which is the same for every trace through it.
+template <class W, class Card>
 void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const TrainedModel* m,
-                      const std::string& weights, bool with_layers = true) {
+                      const std::string& weights, TraceParts parts, Card&& card) {
   write_trace(w, o, t.trace, [&](typename W::Node& config) {
     put(w, config, "seed", Uint64{t.settings.seed});
     put(w, config, "tie_qk", t.settings.tie_qk);
@@ -258,10 +267,11 @@ void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const
   if (t.positions.size() != 0) w.set(o, "positions", w.matrix(t.positions));
   if (t.weights == "numpy") w.set(o, "program", numpy_program_node(w, t));
   if (!m) return;
-  w.set(o, "model", model_card(w, *m, weights));
+  w.set(o, "model", card());
   if (!t.network.layers.empty()) w.set(o, "input", w.matrix(t.network.layers.front().input));
-  if (with_layers) w.set(o, "layers", layers(w, t.network));
+  if (parts.layers) w.set(o, "layers", layers(w, t.network));
   w.set(o, "readout", w.matrix(t.network.norm_out.y));
+  if (!parts.guesses) return;
   typename W::Node guesses = w.array();
   for (const TokenGuess& g : guess_words(t, *m)) {
     typename W::Node go = w.object();
@@ -270,6 +280,12 @@ void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const
     w.push(guesses, std::move(go));
   }
   w.set(o, "guesses", std::move(guesses));
+}
+
+template <class W>
+void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const TrainedModel* m,
+                      const std::string& weights, TraceParts parts = {}) {
+  write_text_trace(w, o, t, m, weights, parts, [&] { return model_card(w, *m, weights); });
 }
 
 // The models a text trace can use (session.hpp's kModels): {models: [{name, fixes: [setting

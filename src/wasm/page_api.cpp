@@ -88,21 +88,42 @@ class JsSession {
   val model_bytes(const val& settings);
 
  private:
+  // The model card of a trained model, converted once: every trace through that model carries
+  // the same JS object (a card has some 200 strings; converting them was a third of a keystroke's
+  // trace). Forgotten when the custom model is replaced.
+  const val& card(const TrainedModel& m, const std::string& name);
+
   Session session_;
+  const TrainedModel* card_model_ = nullptr;
+  std::string card_name_;
+  val card_ = val::undefined();
 };
 
+const val& JsSession::card(const TrainedModel& m, const std::string& name) {
+  if (card_model_ != &m || card_name_ != name) {
+    card_ = schema::model_card(JsWriter{}, m, name);
+    card_model_ = &m;
+    card_name_ = name;
+  }
+  return card_;
+}
+
 // detail: {layers: false} leaves every layer's matrices ("layers") out of the result (the page
-// asks for them only while it shows a layer other than the last); absent: everything.
+// asks for them only while it shows a layer other than the last); {guesses: false} leaves out
+// "guesses" (the page's model summary asks for them apart, when it is drawn); absent: everything.
 val JsSession::trace_text_detail(const val& text_v, const val& settings, const val& detail) {
   return guarded([&] {
     const std::string text = text_from(text_v);
     const std::string name = model_name(settings);
     require_object(detail, "detail");
-    const bool with_layers = absent(detail) || bool_field(detail, "layers", true);
+    schema::TraceParts parts;
+    parts.layers = absent(detail) || bool_field(detail, "layers", true);
+    parts.guesses = absent(detail) || bool_field(detail, "guesses", true);
     const TrainedModel* m = nullptr;
     const TextTrace t = session_.trace(text, settings_from(settings), name, &m);
     val o = ok();
-    schema::write_text_trace(JsWriter{}, o, t, m, m ? name : t.weights, with_layers);
+    schema::write_text_trace(JsWriter{}, o, t, m, m ? name : t.weights, parts,
+                             [&] { return card(*m, name); });
     return o;
   });
 }
@@ -180,6 +201,7 @@ val JsSession::set_custom_model(const val& bytes) {
   return guarded([&] {
     const TrainedModel& m = session_.set_custom(
         load_model(bytes_arg(bytes, "bytes", kMaxModelBytes, "model_too_large")));
+    card_model_ = nullptr;  // a new model may sit where the old one was
     val o = ok();
     o.set(js_name("model"), schema::model_card(JsWriter{}, m, "custom"));
     return o;

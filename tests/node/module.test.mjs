@@ -392,6 +392,40 @@ test('the shipped model: every layer, roles as data; 它 looks at 小猫 and it 
   );
 });
 
+test('detail leaves out layers and guesses and nothing else; one card per model, a new one for a new custom model', () => {
+  const text = '小猫吃鱼，它很开心';
+  const full = core.trace(text);
+  const lean = core.trace(text, {}, { layers: false, guesses: false });
+  assert.equal(lean.layers, undefined);
+  assert.equal(lean.guesses, undefined);
+  assert.deepEqual(
+    Object.keys(lean),
+    Object.keys(full).filter((k) => k !== 'layers' && k !== 'guesses'),
+    'the same fields in the same order',
+  );
+  for (const k of Object.keys(lean)) assert.deepEqual(lean[k], full[k], k);
+  assert.deepEqual(core.trace(text, {}, { guesses: true }).guesses, full.guesses);
+  assert.ok(core.trace(text, {}, { guesses: false }).layers, 'layers stay unless asked');
+  // the card is converted once per model: the same object in every trace through it
+  assert.equal(core.trace('我爱你').model, full.model);
+  // a custom model gets its own card, also when it replaces one at the same address
+  const own = new Core(core.module);
+  try {
+    own.setCustomModel(core.defaultModelBytes());
+    const a = own.trace(text, { model: 'custom' }).model;
+    assert.equal(a.name, 'custom');
+    own.setCustomModel(core.defaultModelBytes());
+    assert.notEqual(own.trace(text, { model: 'custom' }).model, a, 'a new model, a new card');
+    assert.notEqual(own.trace(text).model, a, 'default and custom have a card each');
+  } finally {
+    own.close();
+  }
+  assert.throws(
+    () => core.trace(text, {}, { guesses: 'no' }),
+    (e) => e.code === 'bad_setting',
+  );
+});
+
 test("one example's gradient: the loss pushes 它 -> 小猫 up; a custom model round-trips", () => {
   const g = core.gradientRow('小猫吃鱼，它很开心', {}, 4, 0);
   assert.equal(g.target_word, '小猫');

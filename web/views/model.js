@@ -90,12 +90,13 @@ export class ModelInfoView {
     );
   }
 
-  update({ result, state }) {
+  /** guesses: the trace's guesses when it was traced without them (playground.js guesses()) */
+  update({ result, state, guesses = result.guesses }) {
     const { t, lang } = this.ctx;
     const model = result.model;
     const tokens = result.tokens;
     const q = state.q;
-    const g = result.guesses && result.guesses[q];
+    const g = guesses && guesses[q];
     // "cookies → cookie" for a word read through known words inside it, "zork (hashed)" else
     const unknown = [
       ...new Set(
