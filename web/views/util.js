@@ -274,30 +274,36 @@ export class MatrixTable {
     this.applyWindow();
   }
 
-  // hides (class "off") the cells, heads and extras outside the window; onWindow tells the block
+  // hides (class "off") the cells, heads and extras outside the window; onWindow tells the block.
+  // A cell that comes into the window gets the text and tint its value was waiting for (paintCell).
   applyWindow() {
     const off = new Set();
-    if (this.cut) {
-      const { c0, r0, cols, rows } = this.win;
-      const outC = (c) => c < c0 || c >= c0 + cols;
-      const outR = (r) => r < r0 || r >= r0 + rows;
+    const cut = this.cut;
+    const { c0, r0, cols, rows } = this.win || { c0: 0, r0: 0, cols: 0, rows: 0 };
+    const outC = (c) => cut && (c < c0 || c >= c0 + cols);
+    const outR = (r) => cut && (r < r0 || r >= r0 + rows);
+    if (cut) {
       this.colHeads.forEach((th, c) => {
         if (outC(c)) off.add(th);
       });
-      this.rowEls.forEach((row, r) => {
-        if (outR(r)) {
-          off.add(row.tr);
-          return;
-        }
-        row.cells.forEach((td, c) => {
-          if (outC(c)) off.add(td);
-        });
-      });
     }
+    const mc = this.m.cols;
+    this.rowEls.forEach((row, r) => {
+      const rowOut = outR(r);
+      if (rowOut) off.add(row.tr);
+      row.cells.forEach((td, c) => {
+        const hidden = rowOut || outC(c);
+        if (!rowOut && hidden) off.add(td);
+        if (td.apHidden === hidden) return;
+        td.apHidden = hidden;
+        const i = r * mc + c;
+        if (!hidden && this.cells[i] === td) this.paintCell(i, this.m.data[i], this.scale);
+      });
+    });
     for (const e of this.offEls) if (!off.has(e)) e.classList.remove('off');
     for (const e of off) if (!this.offEls.has(e)) e.classList.add('off');
     this.offEls = off;
-    this.table.classList.toggle('cut', this.cut);
+    this.table.classList.toggle('cut', cut);
     if (this.onWindow) this.onWindow(this);
   }
 
@@ -348,6 +354,7 @@ export class MatrixTable {
       this.shown = shown;
     }
     this.m = m;
+    this.scale = scale;
     for (let i = 0; i < this.cells.length; i++) this.paintCell(i, m.data[i], scale);
     if (o.extra) {
       this.rowEls.forEach((row, r) => {
@@ -403,14 +410,22 @@ export class MatrixTable {
     return td;
   }
 
-  // writes only what changed: the value, the text, the tint (same value and scale: nothing)
+  // writes only what changed: the value, the text, the tint (same value and scale: nothing). A
+  // cell outside the compact window (apHidden, applyWindow) gets its data-value at once and its
+  // text and tint when it is shown: nobody sees them before, and a compact 64 x 64 map has 3,300
+  // hidden cells whose text and colour every keystroke would otherwise rewrite.
   paintCell(i, v, scale) {
     const was = this.shown[i];
     if (was && Object.is(was[0], v) && was[3] === scale) return;
     const td = this.cells[i];
+    if (!was || !Object.is(was[0], v)) td.dataset.value = String(v);
+    if (td.apHidden) {
+      // the value is written; NaN as the scale: painted when shown, whatever the scale is then
+      this.shown[i] = [v, was ? was[1] : null, was ? was[2] : undefined, NaN];
+      return;
+    }
     const text = fmt(v, this.o.digits);
     const bg = v === -Infinity ? null : tint(v, scale, this.o.weight);
-    if (!was || !Object.is(was[0], v)) td.dataset.value = String(v);
     if (!was || was[1] !== text) td.textContent = text;
     if (!was || was[2] !== bg) {
       td.classList.toggle('neg-inf', bg === null);
