@@ -6,7 +6,7 @@
  *  sel: the <select>; toolbar: marked has-layers while it shows; t: the translator. */
 export function renderLayerPicker(sel, toolbar, t, count, shown) {
   const label = sel.closest('label');
-  label.hidden = count < 2;
+  if (label.hidden !== count < 2) label.hidden = count < 2;
   toolbar.classList.toggle('has-layers', count > 1);
   const key = `${count}\u0000${t('walk.layerOption', { l: 1, n: count })}`;
   if (sel.dataset.built !== key) {
@@ -20,7 +20,7 @@ export function renderLayerPicker(sel, toolbar, t, count, shown) {
     );
     sel.dataset.built = key;
   }
-  sel.value = String(shown);
+  if (sel.value !== String(shown)) sel.value = String(shown); // selecting again costs a layout
 }
 
 /** The head picker: options 1 … heads, `head` (0-based) selected. */
@@ -35,5 +35,5 @@ export function renderHeadPicker(sel, heads, head) {
       }),
     );
   }
-  sel.value = String(head);
+  if (sel.value !== String(head)) sel.value = String(head);
 }

@@ -1,6 +1,6 @@
 // player-bar.js: the play / pause / step / scrub / replay / speed controls. It forwards clicks to
 // the Player and reflects the Player's snapshot; it does not keep time itself.
-import { el } from './util.js';
+import { el, writeOnce } from './util.js';
 import { SPEEDS } from '../player.js';
 
 export class PlayerBar {
@@ -81,23 +81,26 @@ export class PlayerBar {
       this.more.focus();
   }
 
+  // written only when they differ (util.writeOnce): a keystroke refreshes the bar with the same
+  // snapshot, and setting a range input's value or a button's text costs a layout even unchanged
   update(snap) {
     // play (▶, ↺ from under ⋯, a shortcut) folds the controls again: while the stage plays the
     // sticky bar is one line of controls over the narration, not two more rows
     if (snap.playing && !this.playing && this.bar().hasAttribute('data-more')) this.unfold(false);
     this.playing = snap.playing;
-    this.playBtn.textContent = snap.playing ? '❚❚' : '▶';
+    writeOnce(this.playBtn, 'text', snap.playing ? '❚❚' : '▶');
     const label = this.t(snap.playing ? 'player.pause' : 'player.play');
-    this.playBtn.setAttribute('aria-label', label);
-    this.playBtn.title = label;
-    this.playBtn.setAttribute('aria-pressed', String(snap.playing));
-    this.scrubber.max = String(snap.units);
-    this.scrubber.value = String(snap.k);
-    this.scrubber.setAttribute(
+    writeOnce(this.playBtn, 'aria-label', label);
+    writeOnce(this.playBtn, 'title', label);
+    writeOnce(this.playBtn, 'aria-pressed', String(snap.playing));
+    if (this.scrubber.max !== String(snap.units)) this.scrubber.max = String(snap.units);
+    if (this.scrubber.value !== String(snap.k)) this.scrubber.value = String(snap.k);
+    writeOnce(
+      this.scrubber,
       'aria-valuetext',
       this.t('player.pos', { k: snap.k, units: snap.units }),
     );
-    this.pos.textContent = `${snap.k}/${snap.units}`;
-    this.speed.value = String(snap.speed);
+    writeOnce(this.pos, 'text', `${snap.k}/${snap.units}`);
+    if (this.speed.value !== String(snap.speed)) this.speed.value = String(snap.speed);
   }
 }

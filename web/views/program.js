@@ -24,7 +24,7 @@ export class ProgramView {
   /** result: the core's trace result; shows nothing when it has no program. */
   update({ result }) {
     const program = result && result.program;
-    this.root.hidden = !program;
+    if (this.root.hidden !== !program) this.root.hidden = !program; // unchanged: no style work
     this.root.closest('.walk-grid')?.classList.toggle('with-program', !!program);
     if (!program) {
       this.program = null;
