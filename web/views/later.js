@@ -1,12 +1,15 @@
 // later.js: views out of sight (a stage's lower blocks, the other heads, a long bar list below
-// the fold) are refreshed when they come near the viewport or when the page is idle, not inside
-// the keystroke's frame: only what the learner sees is redrawn at once, so a keystroke repaints
-// within a frame. A view is any object with update(...args) and an element (`table` or `el`).
+// the fold) are refreshed when they come near the viewport or when refreshes pause and the page is
+// idle, not inside the keystroke's frame: only what the learner sees is redrawn at once, so a
+// keystroke repaints within a frame. A view is any object with update(...args) and an element (`table` or `el`).
 // One Later per playground (two widgets on a page never wait for each other's views):
 // settled() says whether every view shows what it was last given; onSettle(fn) hears when that
 // changes (the wiring marks the page, so tests and tools know when to read it).
 
 const elementOf = (view) => view.table || view.el;
+
+/** How long refreshes must pause before views out of sight are redrawn (schedule). */
+const QUIET_MS = 250;
 
 export class Later {
   constructor() {
@@ -16,6 +19,8 @@ export class Later {
     this.observer = null;
     /** @type {any} an idle callback or timeout handle, 0 when none is scheduled */
     this.idle = 0;
+    /** @type {any} the quiet timer (schedule), 0 when none is running */
+    this.quiet = 0;
   }
 
   /** view.update(...args) now if the view is on screen (or not yet watched), else later. */
@@ -46,6 +51,8 @@ export class Later {
     if (this.idle)
       (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(this.idle);
     this.idle = 0;
+    clearTimeout(this.quiet);
+    this.quiet = 0;
     this.pending.clear();
     this.listeners.clear();
   }
@@ -85,9 +92,22 @@ export class Later {
     else this.observer.unobserve(elementOf(view));
   }
 
-  // When the page is idle, a few views at a time (while the idle period lasts), so a keystroke
-  // arriving meanwhile waits for one view at most.
+  // Once refreshes have paused for QUIET_MS (a typist between words), then when the page is idle,
+  // a few views at a time (while the idle period lasts), so a keystroke arriving meanwhile waits
+  // for one view at most. While the learner types, views out of sight wait: redrawing them after
+  // every key was more work than the key's own frame, and the next key's frame paid for it.
   schedule() {
+    if (this.idle)
+      (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(this.idle);
+    this.idle = 0;
+    clearTimeout(this.quiet);
+    this.quiet = setTimeout(() => {
+      this.quiet = 0;
+      this.whenIdle();
+    }, QUIET_MS);
+  }
+
+  whenIdle() {
     if (this.idle) return;
     const run = (deadline) => {
       this.idle = 0;
@@ -98,7 +118,7 @@ export class Later {
         this.flush(v);
         done += 1;
       }
-      if (this.pending.size) this.schedule();
+      if (this.pending.size) this.whenIdle();
       this.tell();
     };
     this.idle =
