@@ -10,6 +10,8 @@ const elementOf = (view) => view.table || view.el;
 
 /** How long refreshes must pause before views out of sight are redrawn (schedule). */
 const QUIET_MS = 250;
+/** A pending view's arguments when only its catchUp() is left to do. */
+const BEHIND = [];
 
 export class Later {
   constructor() {
@@ -23,12 +25,18 @@ export class Later {
     this.quiet = 0;
   }
 
-  /** view.update(...args) now if the view is on screen (or not yet watched), else later. */
+  /** view.update(...args) now if the view is on screen (or not yet watched), else later. A view
+   *  left `behind` by its update (a compact table's hidden cells, MatrixTable.catchUp) catches up
+   *  later, like a view out of sight. */
   refresh(view, ...args) {
     this.watch(view);
     if (view.visible !== false) {
       this.pending.delete(view);
       view.update(...args);
+      if (view.behind) {
+        this.pending.set(view, BEHIND);
+        this.schedule();
+      }
     } else {
       this.pending.set(view, args);
       this.schedule();
@@ -88,8 +96,12 @@ export class Later {
     const args = this.pending.get(view);
     if (!args) return;
     this.pending.delete(view);
-    if (elementOf(view).isConnected) view.update(...args);
-    else this.observer.unobserve(elementOf(view));
+    if (!elementOf(view).isConnected) {
+      this.observer?.unobserve(elementOf(view));
+      return;
+    }
+    if (args !== BEHIND) view.update(...args);
+    if (view.behind) view.catchUp();
   }
 
   // Once refreshes have paused for QUIET_MS (a typist between words), then when the page is idle,

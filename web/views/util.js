@@ -241,6 +241,8 @@ export class MatrixTable {
       : null;
     this.full = false;
     this.offEls = new Set();
+    /** whether cells outside the window wait for their data-value (catchUp) */
+    this.behind = false;
     /** @type {((t: MatrixTable) => void) | null} told when the window moves (matrixBlock's line) */
     this.onWindow = null;
     if (o.onSelect) this.makeSelectable();
@@ -410,28 +412,49 @@ export class MatrixTable {
     return td;
   }
 
-  // writes only what changed: the value, the text, the tint (same value and scale: nothing). A
-  // cell outside the compact window (apHidden, applyWindow) gets its data-value at once and its
-  // text and tint when it is shown: nobody sees them before, and a compact 64 x 64 map has 3,300
-  // hidden cells whose text and colour every keystroke would otherwise rewrite.
+  // writes only what changed: the value, the text, the tint (same value and scale: nothing).
+  // shown[i] = [painted value, text, tint, scale, data-value], kept and rewritten in place. A cell
+  // outside the compact window (apHidden, applyWindow) waits: nobody sees it, and a compact
+  // 32 x 32 map has 640 of them per keystroke. It is painted when applyWindow shows it; its
+  // data-value is written by catchUp(), which Later runs once refreshes pause (until then the page
+  // says data-settled="0").
   paintCell(i, v, scale) {
-    const was = this.shown[i];
-    if (was && Object.is(was[0], v) && was[3] === scale) return;
     const td = this.cells[i];
-    if (!was || !Object.is(was[0], v)) td.dataset.value = String(v);
+    let s = this.shown[i];
+    if (!s) s = this.shown[i] = [undefined, null, undefined, NaN, undefined];
     if (td.apHidden) {
-      // the value is written; NaN as the scale: painted when shown, whatever the scale is then
-      this.shown[i] = [v, was ? was[1] : null, was ? was[2] : undefined, NaN];
+      if (!Object.is(s[4], v)) this.behind = true;
       return;
     }
+    if (!Object.is(s[4], v)) {
+      td.dataset.value = String(v);
+      s[4] = v;
+    }
+    if (Object.is(s[0], v) && s[3] === scale) return;
     const text = fmt(v, this.o.digits);
     const bg = v === -Infinity ? null : tint(v, scale, this.o.weight);
-    if (!was || was[1] !== text) td.textContent = text;
-    if (!was || was[2] !== bg) {
+    if (s[1] !== text) td.textContent = text;
+    if (s[2] !== bg) {
       td.classList.toggle('neg-inf', bg === null);
       td.style.backgroundColor = bg ?? '';
     }
-    this.shown[i] = [v, text, bg, scale];
+    s[0] = v;
+    s[1] = text;
+    s[2] = bg;
+    s[3] = scale;
+  }
+
+  /** Writes the data-value of the cells outside the compact window (paintCell left them). */
+  catchUp() {
+    const data = this.m.data;
+    for (let i = 0; i < this.cells.length; i++) {
+      const s = this.shown[i];
+      if (s && !Object.is(s[4], data[i])) {
+        this.cells[i].dataset.value = String(data[i]);
+        s[4] = data[i];
+      }
+    }
+    this.behind = false;
   }
 
   /** The cell at (r, c); a detached spare when (r, c) is outside (a view refreshed later). */
