@@ -7,13 +7,28 @@ export class Translator {
     this.lang = lang;
     this.strings = strings;
     this.fallback = fallback;
+    /** @type {Map<string, string[]>} key -> its string split at the {name}s (odd entries) */
+    this.parts = new Map();
   }
 
-  /** t('key', {name: value}) -> string; an unknown key returns the key itself, so it is visible. */
+  /** t('key', {name: value}) -> string; an unknown key returns the key itself, so it is visible.
+   *  A {name} without a param stays as written. Each string is split once (typing translates some
+   *  hundred strings per keystroke). */
   t(key, params = {}) {
-    const s = this.strings[key] ?? this.fallback[key];
-    if (typeof s !== 'string') return key;
-    return s.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+    let parts = this.parts.get(key);
+    if (!parts) {
+      const s = this.strings[key] ?? this.fallback[key];
+      if (typeof s !== 'string') return key;
+      parts = s.split(/\{(\w+)\}/);
+      this.parts.set(key, parts);
+    }
+    if (parts.length === 1) return parts[0];
+    let out = parts[0];
+    for (let i = 1; i < parts.length; i += 2) {
+      const name = parts[i];
+      out += (name in params ? String(params[name]) : `{${name}}`) + parts[i + 1];
+    }
+    return out;
   }
 
   /** The same params with every number grouped as the language writes it (100000 -> "100,000"). */
