@@ -164,7 +164,7 @@ const pad = (s, w) => String(s).padStart(w);
 export function keystrokeTable(p) {
   const lines = [];
   lines.push(
-    `page: keystroke to repaint, ms (model=random: ${p.keystroke[0].heads} heads, d_model ${p.keystroke[0].dModel}; trained: the default model; cpu: Chromium CPU throttling; cpu/key: the page's main-thread CPU time per key, thread clock, mean, deferred work included; load: the machine's load average): ${p.keystrokeWorst.how}`,
+    `page: keystroke to repaint, ms (model=random: ${p.keystroke[0].heads} heads, d_model ${p.keystroke[0].dModel}; trained: the default model; cpu: Chromium CPU throttling; frame p95: the thread-clock CPU time of the keystroke's frame task (style, layout and paint included), p95; cpu/key: the page's main-thread CPU time per key, thread clock, mean, deferred work included; load: the machine's load average): ${p.keystrokeWorst.how}`,
   );
   const cols = (a) => a.map((s, i) => pad(s, i === 3 ? 11 : i < 3 ? 8 : 10)).join('');
   lines.push(
@@ -182,6 +182,7 @@ export function keystrokeTable(p) {
       'after p95',
       'keys',
       'no render',
+      'frame p95',
       'cpu/key',
       'load',
     ]),
@@ -202,6 +203,7 @@ export function keystrokeTable(p) {
         f1(r.afterFrame.p95),
         r.runs,
         r.missedRenders,
+        r.frameCpu == null ? '-' : f1(r.frameCpu.p95),
         r.cpuPerKey == null ? '-' : f1(r.cpuPerKey),
         r.load == null ? '-' : r.load.toFixed(1),
       ]) + (r.messages ? `  (page says: "${r.messages}")` : ''),
@@ -311,8 +313,17 @@ export async function measurePage(root, { quick = false, keysOnly = false } = {}
       await cdpKeys.send('Emulation.setCPUThrottlingRate', { rate: throttle });
       const load = os.loadavg()[0];
       try {
-        const { out, cpu } = await mainThreadCpu(() => typeKeys({ tokens, step, model }));
-        return { model, throttle, load, cpuPerKey: cpu / typed.length, ...out };
+        const { out, cpu, frames } = await mainThreadCpu(() => typeKeys({ tokens, step, model }));
+        return {
+          model,
+          throttle,
+          load,
+          cpuPerKey: cpu / typed.length,
+          frameCpu: frames.length
+            ? { p50: pct(frames, 0.5), p95: pct(frames, 0.95), count: frames.length }
+            : null,
+          ...out,
+        };
       } finally {
         await cdpKeys.send('Emulation.setCPUThrottlingRate', { rate: 1 });
       }
@@ -320,6 +331,9 @@ export async function measurePage(root, { quick = false, keysOnly = false } = {}
     // The renderer main thread's CPU time (thread clock, not wall) while fn runs, from a DevTools
     // trace: the sum of its top-level tasks. Unlike wall times it hardly grows when other
     // processes share the cores; it includes work deferred to idle time (the key's real cost).
+    // frames: the thread time of each task that ran animation-frame callbacks (one per key: the
+    // page's run and the probe's callback share it, with its style, layout and paint), the
+    // keystroke's frame on a clock that other processes on the machine do not slow down.
     const mainThreadCpu = async (fn) => {
       const events = [];
       const collect = (d) => events.push(...d.value);
@@ -338,17 +352,27 @@ export async function measurePage(root, { quick = false, keysOnly = false } = {}
         cdpKeys.off('Tracing.dataCollected', collect);
       }
       const frame = events.find((e) => e.name === 'FireAnimationFrame');
+      const onMain = (e) => frame && e.ph === 'X' && e.pid === frame.pid && e.tid === frame.tid;
+      const tasks = events.filter((e) => onMain(e) && e.name === 'ThreadControllerImpl::RunTask');
       let us = 0;
-      for (const e of events)
-        if (
-          frame &&
-          e.ph === 'X' &&
-          e.name === 'ThreadControllerImpl::RunTask' &&
-          e.pid === frame.pid &&
-          e.tid === frame.tid
-        )
-          us += e.tdur || 0;
-      return { out, cpu: us / 1000 };
+      for (const e of tasks) us += e.tdur || 0;
+      const fired = events
+        .filter((e) => onMain(e) && e.name === 'FireAnimationFrame')
+        .map((e) => e.ts)
+        .sort((a, b) => a - b);
+      const frames = [];
+      for (const e of tasks) {
+        // a frame task holds one or more FireAnimationFrame events (binary search for the first)
+        let lo = 0;
+        let hi = fired.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (fired[mid] < e.ts) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < fired.length && fired[lo] <= e.ts + e.dur) frames.push((e.tdur || 0) / 1000);
+      }
+      return { out, cpu: us / 1000, frames };
     };
     const typeKeys = async ({ tokens, step, model }) => {
       await page.evaluate(installKeystrokeProbe);
