@@ -187,12 +187,16 @@ class App {
       },
       share: { el: $('share-body'), update: () => this.share.update() },
     };
-    // matrices out of sight are refreshed when idle or scrolled to: "settled" = all show this trace
-    this.unsettle = this.later.onSettle((done) => {
-      if (this.settledShown === done) return;
-      this.settledShown = done;
-      this.host.dataset.settled = done ? '1' : '0';
-    });
+    // matrices out of sight are refreshed when typing pauses or scrolled to, the panels after a
+    // timer (schedulePanels): "settled" = all show this trace
+    this.unsettle = this.later.onSettle(() => this.markSettled());
+  }
+
+  markSettled() {
+    const done = this.later.settled() && !this.panelTimer;
+    if (this.settledShown === done) return;
+    this.settledShown = done;
+    this.host.dataset.settled = done ? '1' : '0';
   }
 
   // predict, then reveal: the link's or element's predict key, else on in the page, off in embeds
@@ -270,7 +274,10 @@ class App {
   setText(s, immediate) {
     this.state.s = s;
     this.typing = !immediate; // keystrokes write the URL once typing pauses (see writeUrl)
-    if (!immediate) this.typedAt = performance.now();
+    if (!immediate) {
+      this.typedAt = performance.now();
+      this.later.typing(); // views out of sight wait until the keys pause
+    }
     if (immediate) this.pickedQ = false;
     if (!this.pickedQ) this.state.q = -1;
     if (immediate) this.input.setText(s);
@@ -532,11 +539,14 @@ class App {
     const typing = this.typedAt && performance.now() - this.typedAt < 300;
     this.panelTimer = setTimeout(
       () => {
+        this.panelTimer = 0;
         const result = this.shownTrace();
         for (const p of this.panels) this.later.refresh(p, { result, state: { ...this.state } });
+        this.markSettled();
       },
       typing ? 300 : 30,
     );
+    this.markSettled();
   }
 
   // the note traces its minimal pairs through the core: only while it is open

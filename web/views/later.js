@@ -1,14 +1,15 @@
 // later.js: views out of sight (a stage's lower blocks, the other heads, a long bar list below
-// the fold) are refreshed when they come near the viewport or when refreshes pause and the page is
-// idle, not inside the keystroke's frame: only what the learner sees is redrawn at once, so a
-// keystroke repaints within a frame. A view is any object with update(...args) and an element (`table` or `el`).
+// the fold) are refreshed when they come near the viewport or when the page is idle (while the
+// learner types: once the keys pause), not inside the keystroke's frame: only what the learner
+// sees is redrawn at once, so a keystroke repaints within a frame. A view is any object with
+// update(...args) and an element (`table` or `el`).
 // One Later per playground (two widgets on a page never wait for each other's views):
 // settled() says whether every view shows what it was last given; onSettle(fn) hears when that
 // changes (the wiring marks the page, so tests and tools know when to read it).
 
 const elementOf = (view) => view.table || view.el;
 
-/** How long refreshes must pause before views out of sight are redrawn (schedule). */
+/** How long typing must pause before views out of sight are redrawn (typing()). */
 const QUIET_MS = 250;
 /** A pending view's arguments when only its catchUp() is left to do. */
 const BEHIND = [];
@@ -21,8 +22,9 @@ export class Later {
     this.observer = null;
     /** @type {any} an idle callback or timeout handle, 0 when none is scheduled */
     this.idle = 0;
-    /** @type {any} the quiet timer (schedule), 0 when none is running */
+    /** @type {any} the timer that waits for typing to pause (schedule), 0 when none runs */
     this.quiet = 0;
+    this.quietUntil = 0;
   }
 
   /** view.update(...args) now if the view is on screen (or not yet watched), else later. A view
@@ -104,19 +106,32 @@ export class Later {
     if (view.behind) view.catchUp();
   }
 
-  // Once refreshes have paused for QUIET_MS (a typist between words), then when the page is idle,
-  // a few views at a time (while the idle period lasts), so a keystroke arriving meanwhile waits
-  // for one view at most. While the learner types, views out of sight wait: redrawing them after
-  // every key was more work than the key's own frame, and the next key's frame paid for it.
-  schedule() {
-    if (this.idle)
+  /** Refreshes are coming one per keystroke: views out of sight wait until the keys pause for
+   *  QUIET_MS (redrawing them after every key was more work than the key's own frame, and the
+   *  next key's frame paid for what was left). */
+  typing() {
+    this.quietUntil = performance.now() + QUIET_MS;
+    if (this.idle) {
       (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(this.idle);
-    this.idle = 0;
-    clearTimeout(this.quiet);
-    this.quiet = setTimeout(() => {
-      this.quiet = 0;
-      this.whenIdle();
-    }, QUIET_MS);
+      this.idle = 0;
+    }
+    if (this.pending.size) this.schedule();
+  }
+
+  // After typing has paused (typing()), then when the page is idle, a few views at a time (while
+  // the idle period lasts), so a keystroke arriving meanwhile waits for one view at most.
+  schedule() {
+    if (this.idle) return;
+    const wait = this.quietUntil - performance.now();
+    if (wait > 0) {
+      clearTimeout(this.quiet);
+      this.quiet = setTimeout(() => {
+        this.quiet = 0;
+        this.schedule();
+      }, wait);
+      return;
+    }
+    this.whenIdle();
   }
 
   whenIdle() {
