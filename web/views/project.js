@@ -398,21 +398,15 @@ export class ProjectStage {
         { head: this.model.state.head, r, i, c, x, w, p },
       );
     }
-    if (!this.sel && phase === 'sum')
+    // Q's sum step and K's and V's one-step first cell say the same numbers in other words
+    if (!this.sel && (phase === 'sum' || phase === 'once'))
       return says(
         this.ctx.t,
-        'narr.projectSum',
+        phase === 'sum' ? 'narr.projectSum' : 'narr.projectOnce',
         { r, tok, c: c + 1, d, v: fmt(value, 3) },
         { head: this.model.state.head, r, i, c, v: value },
       );
     const { n, d_k: dK } = tr.config;
-    if (!this.sel && phase === 'once')
-      return says(
-        this.ctx.t,
-        'narr.projectOnce',
-        { r, tok, c: c + 1, d, v: fmt(value, 3) },
-        { head: this.model.state.head, r, i, c, v: value },
-      );
     if (!this.sel && phase === 'all')
       return says(
         this.ctx.t,
