@@ -1,7 +1,8 @@
 """gen_fixtures.py: NumPy float64 reference outputs for the attention core's tests.
 
-Writes tests/fixtures/attention_v1.json and tests/fixtures/numpy_random_v1.json (NumPy's legacy
-generator, np.random.seed + random_sample + randn, as exact float64 bit patterns). Run it through scripts/gen_fixtures (Debian's
+Writes tests/fixtures/attention_v1.json, tests/fixtures/numpy_random_v1.json (NumPy's legacy
+generator, np.random.seed + random_sample + randn, as exact float64 bit patterns) and
+tests/fixtures/quantize_v1.json (the .apm format's row-wise int8 matrices, model_file.hpp). Run it through scripts/gen_fixtures (Debian's
 /usr/bin/python3 has NumPy). Not a test itself: the doctest and CLI tests read its output.
 
 Layout convention (the same as src/core/attention.hpp):
@@ -24,6 +25,8 @@ FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests
 OUT = os.path.join(FIXTURES, "attention_v1.json")
 OUT_RANDOM = os.path.join(FIXTURES, "numpy_random_v1.json")
 RANDOM_FORMAT_VERSION = 1
+OUT_QUANTIZE = os.path.join(FIXTURES, "quantize_v1.json")
+QUANTIZE_FORMAT_VERSION = 1
 
 
 def f32(a):
@@ -167,6 +170,56 @@ def numpy_random_doc():
     }
 
 
+def quantize_rows(m):
+    """The .apm format's int8 matrix (model_file.hpp), in NumPy: per row, the scale s is the
+    smallest binary16 value >= 2^-14 with s * 127 >= max |row| (products and comparisons in
+    float32), and q = rint(row / s) in float32 (ties to even). Returns (scale bits, q)."""
+    m = np.asarray(m, dtype=np.float32)
+    smallest = np.float16(2.0 ** -14)
+    scales, qs = [], []
+    for row in m:
+        amax = np.max(np.abs(row))
+        s = max(np.float16(amax / np.float32(127)), smallest)
+        while np.float32(s) * np.float32(127) < amax:
+            s = np.nextafter(s, np.float16(np.inf))
+        while s > smallest and np.float32(np.nextafter(s, np.float16(0))) * np.float32(127) >= amax:
+            s = np.nextafter(s, np.float16(0))
+        q = np.rint(row / np.float32(s))
+        assert np.all(np.abs(q) <= 127)
+        scales.append(int(np.array(s, dtype="<f2").view("<u2")))
+        qs.append([int(v) for v in q])
+    return scales, qs
+
+
+def quantize_doc():
+    """Matrices and their int8 rows: random rows of several magnitudes, rows below the smallest
+    scale, a zero row, exact ties, and a row whose largest magnitude is negative."""
+    rs = np.random.RandomState(7)
+    cases = []
+
+    def case(name, m):
+        m = np.asarray(m, dtype=np.float32)
+        scales, q = quantize_rows(m)
+        cases.append({"name": name, "rows": int(m.shape[0]), "cols": int(m.shape[1]),
+                      "values": [[float(v).hex() for v in row] for row in m],
+                      "scale_bits": scales, "q": q})
+
+    case("normal_4x9", rs.randn(4, 9))
+    case("wide_magnitudes_3x16", rs.randn(3, 16) * np.array([[1e-3], [0.25], [300.0]]))
+    case("below_smallest_scale_2x5", rs.randn(2, 5) * 1e-4)
+    case("zero_row_and_negative_max_2x4", [[0, 0, 0, 0], [-5.0, 1.0, 2.5, -0.01]])
+    # largest 127 / 128: the scale is exactly 2^-7, so k + 1/2 steps are exact ties (to even)
+    case("ties_1x6", [[127 / 128, 0.5 / 128, 1.5 / 128, 2.5 / 128, -0.5 / 128, -3.5 / 128]])
+    case("embedding_like_6x32", rs.randn(6, 32) * 0.1)
+    return {
+        "format_version": QUANTIZE_FORMAT_VERSION,
+        "generator": "scripts/gen_fixtures (NumPy %s, float32 and float16 arithmetic)"
+                     % np.__version__,
+        "values": "float32 as float.hex(); scale_bits: binary16 bit patterns; q: int8 row-major",
+        "cases": cases,
+    }
+
+
 def dumps(value, indent=0):
     """JSON with one matrix row (any list of scalars) per line, so diffs stay readable."""
     pad = " " * indent
@@ -229,6 +282,12 @@ def main():
         f.write(dumps(random_doc))
         f.write("\n")
     print("wrote %s: %d seeds" % (os.path.relpath(OUT_RANDOM), len(random_doc["seeds"])),
+          file=sys.stderr)
+    quantize = quantize_doc()
+    with open(OUT_QUANTIZE, "w", encoding="utf-8") as f:
+        f.write(dumps(quantize))
+        f.write("\n")
+    print("wrote %s: %d matrices" % (os.path.relpath(OUT_QUANTIZE), len(quantize["cases"])),
           file=sys.stderr)
 
 

@@ -1,9 +1,12 @@
 // train_main.cpp: qkv-train, which trains the default attention model from the lexicon and the
 // generated corpus and writes the .apm file; `qkv-train annotate MODEL NOTES.tsv` stores measured
-// head notes and numbers in a model file (scripts/train runs scripts/eval, then this). Native only;
+// head notes and numbers in a model file (scripts/train runs scripts/eval, then this);
+// `qkv-train measure MODEL` re-measures a model file's weights as stored on the generated dev split
+// and writes it in the current format (a file of an older format keeps true numbers). Native only;
 // not part of the page or of the qkv CLI. Errors: exit status 2 and one line on stderr.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -24,15 +27,20 @@
 
 namespace {
 
-const char* const kUsage =
+const std::string kUsage =
     "usage: qkv-train [--lexicon PATH] [--train PATH] [--test PATH] [--out PATH]\n"
     "                 [--seed N] [--steps N] [--batch N] [--lr X] [--d-model N] [--heads N]\n"
     "                 [--d-k N] [--d-ff N] [--layers N] [--supervise X] [--supervise-rows X]\n"
     "                 [--supervise-previous X] [--unknown-rate X] [--log-every N]\n"
     "       qkv-train annotate MODEL.apm NOTES.tsv\n"
+    "       qkv-train measure MODEL.apm [--test PATH]\n"
     "NOTES.tsv lines: info<TAB>key<TAB>value, or note<TAB>layer<TAB>head<TAB>role<TAB>key=value "
     "...\n"
     "(layers and heads from 1); annotate replaces every note and sets the info keys given.\n"
+    "measure replaces the head notes and dev_* info with the dev split's numbers for the weights\n"
+    "as stored (keeping taught), and saves in format version " +
+    std::to_string(ap::kModelFormatVersion) +
+    "; run scripts/eval --notes and annotate after it.\n"
     "Defaults: src/data/lexicon.tsv, src/data/corpus/train.tsv, src/data/corpus/test.tsv,\n"
     "src/data/models/default.apm (relative to the current directory), and the TrainConfig\n"
     "defaults of src/core/trainer.hpp. --out - skips writing.\n";
@@ -117,6 +125,71 @@ std::vector<std::string> split_tabs(const std::string& line, char sep) {
   return out;
 }
 
+void set_info(ap::TrainedModel& m, const std::string& key, const std::string& value) {
+  for (auto& kv : m.info)
+    if (kv.first == key) {
+      kv.second = value;
+      return;
+    }
+  m.info.emplace_back(key, value);
+}
+
+// How the matrices are stored (model_file.hpp), for the model's info.
+const char* const kStorage = "int8 rows, a float16 scale each (format 4)";
+
+// The generated dev split's numbers for m's weights: each head's role and dev_* shares (a note's
+// "taught" is kept), and the dev_* info keys. m should hold the weights as stored
+// (load_model(save_model(...))), so that the numbers are the ones every reader reproduces.
+ap::Evaluation measure_dev(ap::TrainedModel& m, const std::vector<ap::Example>& dev) {
+  const ap::Evaluation ev = ap::evaluate(m, dev);
+  std::vector<ap::HeadNote> notes = ap::dev_notes(ev);
+  for (std::size_t k = 0; k < notes.size() && k < m.notes.size(); ++k) {
+    const float taught = m.notes[k].number("taught");
+    if (!std::isnan(taught)) notes[k].numbers.push_back({"taught", taught});
+  }
+  m.notes = std::move(notes);
+  set_info(m, "storage", kStorage);
+  set_info(m, "dev_sentences", std::to_string(dev.size()));
+  set_info(m, "dev_loss", fmt("%.4f", ev.loss));
+  set_info(m, "dev_accuracy", fmt("%.4f", ev.accuracy()));
+  set_info(m, "dev_pronoun_accuracy", fmt("%.4f", ev.pronoun_accuracy()));
+  set_info(m, "dev_verb_accuracy", fmt("%.4f", ev.verb_accuracy()));
+  return ev;
+}
+
+void print_dev(const ap::TrainedModel& m, const ap::Evaluation& ev) {
+  std::cout << "dev: accuracy " << fmt("%.4f", ev.accuracy()) << " (" << ev.correct << "/"
+            << ev.targets << "), pronouns " << fmt("%.4f", ev.pronoun_accuracy()) << ", verbs "
+            << fmt("%.4f", ev.verb_accuracy()) << ", loss " << fmt("%.4f", ev.loss) << "\n";
+  for (int l = 0; l < m.net.depth(); ++l)
+    for (int h = 0; h < m.net.heads; ++h) {
+      const std::size_t k = static_cast<std::size_t>(l * m.net.heads + h);
+      std::cout << "layer " << l + 1 << " head " << h + 1 << " (" << m.notes[k].role
+                << "): pronoun->antecedent " << fmt("%.3f", ev.head_pronoun_accuracy(l, h))
+                << ", verb->argument " << fmt("%.3f", ev.head_verb_accuracy(l, h)) << ", self "
+                << fmt("%.3f", ev.head_self[k]) << ", previous " << fmt("%.3f", ev.head_previous[k])
+                << "\n";
+    }
+}
+
+// qkv-train measure MODEL [--test PATH]: measure_dev on the weights as stored, saved in place.
+int measure(const std::vector<std::string>& a) {
+  std::string test_path = "src/data/corpus/test.tsv";
+  if (a.size() == 4 && a[2] == "--test")
+    test_path = a[3];
+  else if (a.size() != 2)
+    fail("measure needs MODEL.apm and optionally --test PATH (see --help)");
+  const std::string model_path = a[1];
+  const ap::TrainedModel stored = ap::load_model_file(model_path);
+  ap::TrainedModel m = ap::load_model(ap::save_model(stored));
+  const std::vector<ap::Example> dev =
+      ap::prepare_examples(ap::parse_corpus(read_file(test_path)), m.vocab, ap::default_lexicon());
+  print_dev(m, measure_dev(m, dev));
+  ap::save_model_file(model_path, m);
+  std::cout << "measured " << model_path << " (" << ap::save_model(m).size() << " bytes)\n";
+  return 0;
+}
+
 // qkv-train annotate MODEL NOTES: every note replaced, the info keys given set (in order).
 int annotate(const std::string& model_path, const std::string& notes_path) {
   ap::TrainedModel m = ap::load_model_file(model_path);
@@ -132,13 +205,7 @@ int annotate(const std::string& model_path, const std::string& notes_path) {
     const std::vector<std::string> col = split_tabs(line, '\t');
     const std::string where = notes_path + " line " + std::to_string(number);
     if (col[0] == "info" && col.size() == 3) {
-      bool replaced = false;
-      for (auto& kv : m.info)
-        if (kv.first == col[1]) {
-          kv.second = col[2];
-          replaced = true;
-        }
-      if (!replaced) m.info.emplace_back(col[1], col[2]);
+      set_info(m, col[1], col[2]);
     } else if (col[0] == "note" && col.size() == 5) {
       const long long l = to_int(where, col[1]) - 1, h = to_int(where, col[2]) - 1;
       if (l < 0 || l >= layers || h < 0 || h >= heads) fail(where + ": no such layer or head");
@@ -181,6 +248,7 @@ int run(int argc, char** argv) {
     if (a.size() != 3) fail("annotate needs MODEL.apm and NOTES.tsv (see --help)");
     return annotate(a[1], a[2]);
   }
+  if (!a.empty() && a[0] == "measure") return measure(a);
   for (std::size_t i = 0; i < a.size(); ++i) {
     const std::string& f = a[i];
     if (f == "--help" || f == "-h") {
@@ -269,10 +337,10 @@ int run(int argc, char** argv) {
   const double train_seconds = seconds();
   const double final_loss = cfg.steps > 0 ? tail / (cfg.steps - tail_from) : 0.0;
 
+  // the weights as the file stores them (int8 rows): every number below is measured on them
   ap::TrainedModel m = trainer.model();
-  const ap::Evaluation ev = ap::evaluate(m, test);
-  // roles from the dev split; scripts/eval adds the hand-written test set's numbers (annotate)
-  m.notes = ap::dev_notes(ev);
+  m.notes.assign(static_cast<std::size_t>(m.net.depth() * m.net.heads), ap::HeadNote{});
+  m = ap::load_model(ap::save_model(m));
   // the heads an attention loss taught (the page says so next to them): taught = that loss's weight
   const auto taught = [&](int layer, int head, float weight) {
     if (weight > 0.0f)
@@ -293,7 +361,7 @@ int run(int argc, char** argv) {
       {"attention_supervision_rows", fmt("%g", cfg.row_supervision)},
       {"attention_supervision_previous", fmt("%g", cfg.previous_supervision)},
       {"corpus", "src/data/corpus/train.tsv from scripts/gen_lexicon"},
-      {"storage", "float16 little-endian"},
+      {"storage", kStorage},
       {"seed", std::to_string(cfg.seed)},
       {"steps", std::to_string(cfg.steps)},
       {"batch", std::to_string(cfg.batch)},
@@ -301,25 +369,12 @@ int run(int argc, char** argv) {
       {"train_sentences", std::to_string(n_train)},
       {"dev_sentences", std::to_string(test.size())},
       {"final_train_loss", fmt("%.4f", final_loss)},
-      {"dev_loss", fmt("%.4f", ev.loss)},
-      {"dev_accuracy", fmt("%.4f", ev.accuracy())},
-      {"dev_pronoun_accuracy", fmt("%.4f", ev.pronoun_accuracy())},
-      {"dev_verb_accuracy", fmt("%.4f", ev.verb_accuracy())},
   };
+  // roles and dev_* numbers from the dev split; scripts/eval adds the hand-written sets' (annotate)
+  const ap::Evaluation ev = measure_dev(m, test);
 
   std::cout << "training loss (mean of the last 500 steps) " << fmt("%.4f", final_loss) << "\n";
-  std::cout << "dev: accuracy " << fmt("%.4f", ev.accuracy()) << " (" << ev.correct << "/"
-            << ev.targets << "), pronouns " << fmt("%.4f", ev.pronoun_accuracy()) << ", verbs "
-            << fmt("%.4f", ev.verb_accuracy()) << ", loss " << fmt("%.4f", ev.loss) << "\n";
-  for (int l = 0; l < m.net.depth(); ++l)
-    for (int h = 0; h < m.net.heads; ++h) {
-      const std::size_t k = static_cast<std::size_t>(l * m.net.heads + h);
-      std::cout << "layer " << l + 1 << " head " << h + 1 << ": pronoun->antecedent "
-                << fmt("%.3f", ev.head_pronoun_accuracy(l, h)) << ", verb->argument "
-                << fmt("%.3f", ev.head_verb_accuracy(l, h)) << ", self "
-                << fmt("%.3f", ev.head_self[k]) << ", previous " << fmt("%.3f", ev.head_previous[k])
-                << "\n";
-    }
+  print_dev(m, ev);
   show(m, "小猫吃鱼，它很开心", "它", "小猫");
   show(m, "The animal didn't cross the street because it was too tired", "it", "animal");
   show(m, "The animal didn't cross the street because it was too wide", "it", "street");

@@ -1,6 +1,7 @@
-// model_file.cpp: the .apm reader and writer, CRC-32 and half floats.
+// model_file.cpp: the .apm reader and writer, CRC-32, half floats and the int8 rows.
 #include "model_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -51,6 +52,8 @@ namespace {
 constexpr std::uint32_t kMaxVocab = 1u << 20;
 constexpr std::uint32_t kMaxString = 1u << 16;
 constexpr std::uint32_t kMaxInfo = 1024;
+// The smallest scale of an int8 row: 2^-14, the smallest normal half.
+constexpr std::uint16_t kSmallestScale = 0x0400u;
 
 class Writer {
  public:
@@ -66,13 +69,20 @@ class Writer {
     u32(static_cast<std::uint32_t>(s.size()));
     out_ += s;
   }
-  void matrix(MatrixRef m) {
+  void u16(std::uint16_t h) {
+    out_.push_back(static_cast<char>(h & 0xFFu));
+    out_.push_back(static_cast<char>(h >> 8));
+  }
+  // version 4: the scales, then the int8 values
+  void matrix_int8(MatrixRef m) {
+    const Int8Rows q = quantize_rows(m);
+    for (std::uint16_t s : q.scale) u16(s);
+    for (std::int8_t v : q.q) out_.push_back(static_cast<char>(v));
+  }
+  // version 3: halves
+  void matrix_half(MatrixRef m) {
     for (Eigen::Index r = 0; r < m.rows(); ++r)
-      for (Eigen::Index c = 0; c < m.cols(); ++c) {
-        const std::uint16_t h = float_to_half(m(r, c));
-        out_.push_back(static_cast<char>(h & 0xFFu));
-        out_.push_back(static_cast<char>(h >> 8));
-      }
+      for (Eigen::Index c = 0; c < m.cols(); ++c) u16(float_to_half(m(r, c)));
   }
   std::string& bytes() { return out_; }
 
@@ -121,19 +131,48 @@ class Reader {
     pos_ += len;
     return s;
   }
-  Matrix matrix(Eigen::Index rows, Eigen::Index cols, const char* what) {
-    need(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * 2u, what);
+  // version 4: rows scales, then rows x cols int8 values
+  Matrix matrix_int8(Eigen::Index rows, Eigen::Index cols, const char* what) {
+    const auto r64 = static_cast<std::uint64_t>(rows), c64 = static_cast<std::uint64_t>(cols);
+    need(r64 * 2u + r64 * c64, what);
+    std::vector<float> scale(static_cast<std::size_t>(rows));
+    for (float& s : scale) {
+      const std::uint16_t h = u16_unchecked();
+      s = half_to_float(h);
+      if (!std::isfinite(s))
+        throw Error("model_invalid",
+                    std::string("the model file holds NaN or infinity in ") + what);
+      if ((h & 0x8000u) != 0 || h < kSmallestScale)
+        throw Error("model_invalid", std::string("the model file is invalid: a scale of ") + what +
+                                         " is below the smallest the format allows");
+    }
     Matrix m(rows, cols);
     for (Eigen::Index r = 0; r < rows; ++r)
       for (Eigen::Index c = 0; c < cols; ++c) {
-        const auto lo = static_cast<unsigned char>(b_[pos_]);
-        const auto hi = static_cast<unsigned char>(b_[pos_ + 1]);
-        pos_ += 2;
-        m(r, c) = half_to_float(static_cast<std::uint16_t>(lo | (hi << 8)));
+        const auto q = static_cast<std::int8_t>(static_cast<unsigned char>(b_[pos_++]));
+        if (q == -128)
+          throw Error("model_invalid",
+                      std::string("the model file is invalid: ") + what + " holds the int8 -128");
+        m(r, c) = scale[static_cast<std::size_t>(r)] * static_cast<float>(q);
       }
+    return m;
+  }
+  // version 3: rows x cols halves
+  Matrix matrix_half(Eigen::Index rows, Eigen::Index cols, const char* what) {
+    need(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * 2u, what);
+    Matrix m(rows, cols);
+    for (Eigen::Index r = 0; r < rows; ++r)
+      for (Eigen::Index c = 0; c < cols; ++c) m(r, c) = half_to_float(u16_unchecked());
     if (!m.allFinite())
       throw Error("model_invalid", std::string("the model file holds NaN or infinity in ") + what);
     return m;
+  }
+  // two bytes the caller has checked are there (need)
+  std::uint16_t u16_unchecked() {
+    const auto lo = static_cast<unsigned char>(b_[pos_]);
+    const auto hi = static_cast<unsigned char>(b_[pos_ + 1]);
+    pos_ += 2;
+    return static_cast<std::uint16_t>(lo | (hi << 8));
   }
   void skip(std::size_t k, const char* what) {
     need(k, what);
@@ -166,7 +205,9 @@ Network shaped_network(int d_model, int heads, int d_k, int d_ff, int layers) {
 
 }  // namespace
 
-std::string save_model(const TrainedModel& m) {
+std::string save_model(const TrainedModel& m, std::uint32_t version) {
+  if (version != kModelFormatVersion && version != kOldestModelFormatVersion)
+    throw Error("model_bad_version", "cannot save format version " + std::to_string(version));
   const Network& net = m.net;
   check_dims(static_cast<std::uint32_t>(net.d_model), static_cast<std::uint32_t>(net.heads),
              static_cast<std::uint32_t>(net.d_k), static_cast<std::uint32_t>(net.d_ff),
@@ -183,7 +224,7 @@ std::string save_model(const TrainedModel& m) {
   if (!ok) throw Error("model_invalid", "cannot save: the model's matrices do not match its shape");
   Writer w;
   w.bytes().append(kModelMagic, sizeof kModelMagic);
-  w.u32(kModelFormatVersion);
+  w.u32(version);
   for (int v : {net.d_model, net.heads, net.d_k, net.d_ff, net.depth(), m.vocab.size(),
                 m.vocab.unknown_buckets()})
     w.u32(static_cast<std::uint32_t>(v));
@@ -201,8 +242,14 @@ std::string save_model(const TrainedModel& m) {
       w.f32(kv.second);
     }
   }
-  w.matrix(m.E);
-  for (const auto& p : have) w.matrix(*p.second);
+  const auto matrix = [&](MatrixRef x) {
+    if (version == kModelFormatVersion)
+      w.matrix_int8(x);
+    else
+      w.matrix_half(x);
+  };
+  matrix(m.E);
+  for (const auto& p : have) matrix(*p.second);
   w.u32(crc32(w.bytes()));
   return std::move(w.bytes());
 }
@@ -228,11 +275,16 @@ TrainedModel load_model(std::string_view bytes) {
   Reader r(bytes);
   r.skip(sizeof kModelMagic, "the magic number");
   const std::uint32_t version = r.u32("the version");
-  if (version != kModelFormatVersion)
+  if (version < kOldestModelFormatVersion || version > kModelFormatVersion)
     throw Error("model_bad_version",
                 "the model file has format version " + std::to_string(version) +
-                    " but this build reads version " + std::to_string(kModelFormatVersion) +
+                    " but this build reads versions " + std::to_string(kOldestModelFormatVersion) +
+                    " to " + std::to_string(kModelFormatVersion) +
                     ": retrain it with scripts/train or use a matching build");
+  const auto matrix = [&](Eigen::Index rows, Eigen::Index cols, const char* what) {
+    return version == kModelFormatVersion ? r.matrix_int8(rows, cols, what)
+                                          : r.matrix_half(rows, cols, what);
+  };
   TrainedModel m;
   const std::uint32_t d_model = r.u32("d_model"), heads = r.u32("heads"), d_k = r.u32("d_k");
   const std::uint32_t d_ff = r.u32("d_ff"), layers = r.u32("layers");
@@ -266,11 +318,11 @@ TrainedModel load_model(std::string_view bytes) {
     }
     m.notes.push_back(std::move(n));
   }
-  m.E = r.matrix(vocab, d_model, "E");
+  m.E = matrix(vocab, d_model, "E");
   m.net = shaped_network(static_cast<int>(d_model), static_cast<int>(heads), static_cast<int>(d_k),
                          static_cast<int>(d_ff), static_cast<int>(layers));
   for (auto& p : parameters(m.net))
-    *p.second = r.matrix(p.second->rows(), p.second->cols(), p.first.c_str());
+    *p.second = matrix(p.second->rows(), p.second->cols(), p.first.c_str());
   const std::size_t body = r.pos();
   const std::uint32_t stored = r.u32("the checksum");
   if (r.pos() != bytes.size())
@@ -359,6 +411,44 @@ Matrix round_to_half(MatrixRef m) {
   Matrix out(m.rows(), m.cols());
   for (Eigen::Index r = 0; r < m.rows(); ++r)
     for (Eigen::Index c = 0; c < m.cols(); ++c) out(r, c) = half_to_float(float_to_half(m(r, c)));
+  return out;
+}
+
+Int8Rows quantize_rows(MatrixRef m) {
+  Int8Rows out;
+  out.scale.reserve(static_cast<std::size_t>(m.rows()));
+  out.q.assign(static_cast<std::size_t>(m.rows() * m.cols()), 0);
+  const auto times_127 = [](std::uint16_t h) { return half_to_float(h) * 127.0f; };  // exact
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    if (!m.row(r).allFinite()) {  // refused by load_model, as a v3 NaN weight was
+      out.scale.push_back(0x7E00u);
+      continue;
+    }
+    const float amax = m.row(r).cwiseAbs().maxCoeff();
+    if (amax > 65504.0f * 127.0f)
+      throw Error("model_invalid", "cannot save: a weight of " + std::to_string(amax) +
+                                       " is beyond what a row scale can hold (65504 x 127)");
+    // the smallest half >= 2^-14 whose 127 multiple reaches amax (halves of one sign are ordered
+    // as their bits)
+    std::uint16_t h = std::max(float_to_half(amax / 127.0f), kSmallestScale);
+    while (times_127(h) < amax) ++h;
+    while (h > kSmallestScale && times_127(static_cast<std::uint16_t>(h - 1)) >= amax) --h;
+    out.scale.push_back(h);
+    const float s = half_to_float(h);
+    for (Eigen::Index c = 0; c < m.cols(); ++c)  // |m / s| <= 127, ties to even
+      out.q[static_cast<std::size_t>(r * m.cols() + c)] =
+          static_cast<std::int8_t>(std::nearbyint(m(r, c) / s));
+  }
+  return out;
+}
+
+Matrix round_to_int8(MatrixRef m) {
+  const Int8Rows q = quantize_rows(m);
+  Matrix out(m.rows(), m.cols());
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+      out(r, c) = half_to_float(q.scale[static_cast<std::size_t>(r)]) *
+                  static_cast<float>(q.q[static_cast<std::size_t>(r * m.cols() + c)]);
   return out;
 }
 

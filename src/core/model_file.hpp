@@ -4,8 +4,7 @@
 //
 // Shapes: d_model, h heads, d_k per head, d_ff, L layers, V vocabulary rows.
 //
-// File format, version 3 (all integers little-endian; note numbers IEEE-754 float32; the matrices
-// IEEE-754 binary16 ("half"), little-endian, rounded to nearest even):
+// File format, version 4 (all integers little-endian; note numbers IEEE-754 float32):
 //   magic    8 bytes  "APMODEL\0"
 //   version  u32      kModelFormatVersion
 //   d_model, heads, d_k, d_ff, layers, vocab_size, unknown_buckets   u32 each
@@ -13,13 +12,20 @@
 //            the project version that trained it) and measured numbers
 //   vocab    vocab_size x string
 //   notes    layers x heads x (string role, u32 count, count x (string key, f32 value))
-//   E        vocab_size x d_model f16, row-major
-//   then every matrix of the layer stack in the order of parameters(Network) (network.hpp),
-//   each rows x cols f16, row-major
+//   E        vocab_size x d_model, a matrix
+//   then every matrix of the layer stack in the order of parameters(Network) (network.hpp)
 //   crc32    u32      CRC-32 (IEEE) of every byte before it
 // string = u32 byte length + UTF-8 bytes. A note holds a role name and numbers, never prose: the
-// page words each role in its locale files. Halves keep the file small (two bytes a weight, not
-// four); every reader (the CLI, the page) computes with the same rounded weights.
+// page words each role in its locale files.
+// matrix (rows x cols) = rows x f16 scale, then rows x cols i8 q, row-major: int8, symmetric,
+// one scale per row. The scale s_r of row r is the smallest IEEE-754 binary16 ("half") value
+// >= 2^-14 with s_r * 127 >= max_c |m(r, c)|, and q(r, c) = m(r, c) / s_r rounded to nearest
+// (ties to even; float32 arithmetic), so |q| <= 127 and the error is at most s_r / 2. A reader's
+// weight is s_r * q(r, c) in float32 (exact: 11 by 7 significant bits), so every reader (the CLI,
+// the page) computes with the same weights: round_to_int8(m) below. A byte a weight (halves took
+// two) keeps the page's download small.
+// Version 3 files (matrices as rows x cols f16, round_to_half below, nothing else different) are
+// still read, so a model saved from an older page loads; save_model writes version 4.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +41,9 @@
 
 namespace ap {
 
-constexpr std::uint32_t kModelFormatVersion = 3;
+constexpr std::uint32_t kModelFormatVersion = 4;
+// The oldest format version load_model still reads.
+constexpr std::uint32_t kOldestModelFormatVersion = 3;
 // The info key under which a trainer records the project version it was built from
 // (ap::kVersion, from CMake's project() VERSION). Files without it (older ones) still load.
 constexpr const char* kInfoProjectVersion = "project_version";
@@ -62,10 +70,13 @@ struct TrainedModel {
   const HeadNote& note(int layer, int head) const;
 };
 
-// Bytes of the .apm file.
-std::string save_model(const TrainedModel& m);
+// Bytes of the .apm file, in format `version` (kModelFormatVersion, or 3 for tests of the older
+// reader). Throws model_invalid when the shapes disagree or a weight is too large for a half scale
+// (|w| > 65504 * 127). NaN and infinity are written as a NaN scale, which load_model refuses.
+std::string save_model(const TrainedModel& m, std::uint32_t version = kModelFormatVersion);
 // Parses .apm bytes (from a file or from memory in the browser). Throws ap::Error with code
-// model_bad_magic, model_bad_version, model_truncated, model_corrupt (checksum or trailing bytes),
+// model_bad_magic, model_bad_version (not kOldestModelFormatVersion to kModelFormatVersion),
+// model_truncated, model_corrupt (checksum or trailing bytes),
 // model_too_large (over kMaxModelBytes) or model_invalid (impossible sizes, heads x d_k over
 // kMaxHeadWidth, non-finite numbers, strings that are not UTF-8).
 TrainedModel load_model(std::string_view bytes);
@@ -74,10 +85,20 @@ TrainedModel load_model_file(const std::string& path);
 void save_model_file(const std::string& path, const TrainedModel& m);
 
 // IEEE binary16 conversions (round to nearest even; overflow gives infinity). Pure integer code, so
-// every platform agrees. round_to_half(m) is what a save/load round trip does to m.
+// every platform agrees. round_to_half(m) is what a version 3 save/load round trip did to m.
 std::uint16_t float_to_half(float f);
 float half_to_float(std::uint16_t h);
 Matrix round_to_half(MatrixRef m);
+
+// A matrix as the file stores it (the format above): scale[r] the half bits of row r's scale,
+// q the rows x cols int8 values, row-major. A row holding NaN or infinity gets a NaN scale.
+struct Int8Rows {
+  std::vector<std::uint16_t> scale;
+  std::vector<std::int8_t> q;
+};
+Int8Rows quantize_rows(MatrixRef m);
+// What a save/load round trip does to m: s_r * q(r, c).
+Matrix round_to_int8(MatrixRef m);
 
 // CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of the bytes.
 std::uint32_t crc32(std::string_view bytes);
