@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // bundle.mjs: makes dist/ from web/ and the WebAssembly build in web/wasm/ (scripts/build calls it).
-//   dist/site/                       the hosted page: one ES-module bundle, one CSS file, split wasm
+//   dist/site/                       the hosted page: one ES-module bundle (English strings; the
+//                                    other languages in locales/), one CSS file, split wasm
 //   dist/attention-playground.html   one self-contained file (inline wasm, script, styles): file://
 //   dist/embed/attention-playground.js   <attention-playground> custom element (inline wasm)
 //   dist/examples/                   examples/*.html copied, examples/*.md rendered with marked
@@ -129,10 +130,15 @@ write(path.join(dist, 'embed/attention-playground.js'), await element('../site/'
 // ---- dist/site: the hosted page ----
 
 const site = path.join(dist, 'site');
+// English only in the script: another language's strings are fetched from locales/ when the
+// learner picks it (web/strings.js), so a visitor downloads one language, not every one
 write(
   path.join(site, 'app.js'),
-  jsBanner + (await bundle('main.js', 'esm', { AP_BUNDLE: 'site', AP_LOCALES: locales })),
+  jsBanner +
+    (await bundle('main.js', 'esm', { AP_BUNDLE: 'site', AP_LOCALES: { en: locales.en } })),
 );
+for (const [lang, strings] of Object.entries(locales))
+  if (lang !== 'en') write(path.join(site, 'locales', `${lang}.json`), JSON.stringify(strings));
 licenceFiles(site);
 write(path.join(site, 'app.css'), css);
 // the glue is a deferred classic script, so it downloads beside app.js and runs before it

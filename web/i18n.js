@@ -61,12 +61,18 @@ async function fetchJson(url) {
   return res.json();
 }
 
+const localesBase = () => new URL('./locales/', import.meta.url).href;
+
+/** The strings of {lang}.json (an object of key -> string). */
+export async function loadStrings(lang, base = localesBase()) {
+  return fetchJson(`${base}${lang}.json`);
+}
+
 /** Loads {lang}.json, with English as the fallback for missing keys. */
-export async function loadTranslator(lang, base = new URL('./locales/', import.meta.url).href) {
-  const load = (l) => fetchJson(`${base}${l}.json`);
+export async function loadTranslator(lang, base = localesBase()) {
   const [strings, fallback] = await Promise.all([
-    load(lang),
-    lang === 'en' ? Promise.resolve({}) : load('en'),
+    loadStrings(lang, base),
+    lang === 'en' ? Promise.resolve({}) : loadStrings('en', base),
   ]);
   return new Translator(lang, strings, fallback);
 }

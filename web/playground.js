@@ -287,7 +287,18 @@ class App {
   }
 
   async setLang(lang) {
-    this.translator = await this.options.translatorFor(lang);
+    let translator;
+    try {
+      translator = await this.options.translatorFor(lang);
+    } catch {
+      // the hosted page fetches a language it does not bundle (strings.js); offline it cannot
+      this.input.showMessages([
+        ...(this.messages ?? []),
+        { kind: 'notice', text: this.translator.t('notice.langUnavailable') },
+      ]);
+      return;
+    }
+    this.translator = translator;
     this.state.lang = lang;
     this.applyStrings();
     this.walk.setTranslator(this.t);

@@ -83,6 +83,9 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
     ),
     1,
   );
+  // English is in the script; no other language is asked for until the learner picks it
+  const locales = () => requests.filter((u) => u.includes('/locales/'));
+  assert.deepEqual(locales(), [], 'only the shown language is loaded');
   // use it a little: type, change language, open the share and export panels
   await page.fill('#text', 'The cat sat.');
   await page.waitForFunction(() =>
@@ -90,6 +93,12 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
   );
   await page.click('#lang');
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  assert.deepEqual(
+    locales().map((u) => new URL(u).pathname),
+    ['/site/locales/zh.json'],
+    'the other language is fetched from the site, once',
+  );
+  assert.match(await page.locator('#app-version').textContent(), /^注意力游乐场 /);
   await page.click('#share summary');
   await page.click('#export summary');
   await page.click('[data-export="numpy"]');
@@ -102,8 +111,11 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
     [],
     'nothing from another origin',
   );
-  assert.ok(!requests.some((u) => u.includes('/locales/')), 'strings are bundled');
   await shot(page, 'csp-site-zh');
+  // back to English: bundled, nothing more to fetch
+  await page.click('#lang');
+  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  assert.equal(locales().length, 1);
   await context.close();
 });
 
