@@ -119,6 +119,23 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
   await context.close();
 });
 
+test('hosted page: a language that cannot be fetched keeps the page in its own and says so', async () => {
+  const { default: en } = await import('../../web/locales/en.json', { with: { type: 'json' } });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await context.route('**/locales/zh.json', (route) => route.abort());
+  await page.goto(`${srv.base}site/`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await page.click('#lang');
+  await page.waitForSelector('#messages li.notice');
+  assert.equal(
+    await page.locator('#messages li.notice').last().textContent(),
+    en['notice.langUnavailable'],
+  );
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+  await context.close();
+});
+
 test('custom element on a page with the same CSP', async () => {
   const context = await browser.newContext();
   await context.addInitScript(recordViolations);
