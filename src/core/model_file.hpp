@@ -22,8 +22,9 @@
 // >= 2^-14 with s_r * 127 >= max_c |m(r, c)|, and q(r, c) = m(r, c) / s_r rounded to nearest
 // (ties to even; float32 arithmetic), so |q| <= 127 and the error is at most s_r / 2. A reader's
 // weight is s_r * q(r, c) in float32 (exact: 11 by 7 significant bits), so every reader (the CLI,
-// the page) computes with the same weights: round_to_int8(m) below. A byte a weight (halves took
-// two) keeps the page's download small.
+// the page) computes with the same weights: round_to_int8(m) below. A scale that is not finite
+// (a NaN or infinite weight), negative or below 2^-14, or a q of -128, is model_invalid. A byte a
+// weight (halves took two) keeps the page's download small.
 // Version 3 files (matrices as rows x cols f16, round_to_half below, nothing else different) are
 // still read, so a model saved from an older page loads; save_model writes version 4.
 #pragma once

@@ -318,6 +318,21 @@ TEST_CASE("load_model: corrupt, truncated, wrong-magic and wrong-version files a
     t.E(2, 0) = std::numeric_limits<float>::infinity();
     CHECK(code_of(ap::save_model(t)) == "model_invalid");
   }
+  SUBCASE("a scale or int8 value the writer never writes, even with a valid checksum") {
+    // the last matrix (norm_out.bias, 1 x 4): its scale, then its 4 values, then the checksum
+    const auto resealed = [&](std::size_t at, std::initializer_list<unsigned char> bytes) {
+      std::string m = good;
+      for (unsigned char b : bytes) m[at++] = static_cast<char>(b);
+      const std::uint32_t crc = ap::crc32(std::string_view(m).substr(0, m.size() - 4));
+      for (int k = 0; k < 4; ++k) m[m.size() - 4 + k] = static_cast<char>((crc >> (8 * k)) & 0xFF);
+      return m;
+    };
+    CHECK(code_of(resealed(good.size() - 10, {})) == "");  // resealing alone changes nothing
+    CHECK(code_of(resealed(good.size() - 5, {0x80})) == "model_invalid");         // q = -128
+    CHECK(code_of(resealed(good.size() - 10, {0x01, 0x00})) == "model_invalid");  // below 2^-14
+    CHECK(code_of(resealed(good.size() - 10, {0x00, 0xBC})) == "model_invalid");  // -1
+    CHECK(code_of(resealed(good.size() - 10, {0x00, 0x7C})) == "model_invalid");  // infinity
+  }
   SUBCASE("a missing file") {
     CHECK_THROWS_WITH_AS(ap::load_model_file("/nonexistent/model.apm"),
                          doctest::Contains("cannot open"), ap::Error);
