@@ -45,6 +45,11 @@ import { renderLayerPicker, renderHeadPicker } from './views/pickers.js';
 // (stage-extras.js), not here.
 const PANELS = [FormulaPanel];
 
+// a frame at 60 Hz; a typed run that takes longer to draw waits for a pause in the keys at least
+// this long (App.scheduleTypedRun)
+const FRAME_MS = 16;
+const MIN_PAUSE_MS = 120;
+
 // the player's moves that bring the stage into view (not typing's 'refresh', nor 'speed')
 const FOLLOW = new Set(['stage', 'step', 'scrub', 'frame', 'play']);
 
@@ -67,7 +72,10 @@ class App {
     this.resultFrom = null; // {text, settings} the shown trace was computed from
     this.messages = [];
     this.renders = 0;
-    this.pendingRun = 0;
+    this.pendingRun = 0; // a requestAnimationFrame handle (runs coming from setText), 0 when none
+    /** @type {any} the timer of a typed run after its keystroke's frame, 0 when none */
+    this.typedRun = 0;
+    this.stageMs = 0; // how long the last typed run took to reach the screen (scheduleTypedRun)
     const root = this.root;
     const $ = (id) =>
       root.getElementById ? root.getElementById(id) : root.querySelector(`#${CSS.escape(id)}`);
@@ -193,7 +201,7 @@ class App {
   }
 
   markSettled() {
-    const done = this.later.settled() && !this.panelTimer;
+    const done = this.later.settled() && !this.panelTimer && !this.pendingRun && !this.typedRun;
     if (this.settledShown === done) return;
     this.settledShown = done;
     this.host.dataset.settled = done ? '1' : '0';
@@ -281,9 +289,42 @@ class App {
     if (immediate) this.pickedQ = false;
     if (!this.pickedQ) this.state.q = -1;
     if (immediate) this.input.setText(s);
-    // coalesce fast typing into one run per frame
+    this.cancelRun();
+    if (immediate) this.pendingRun = requestAnimationFrame(() => this.run(false));
+    else this.scheduleTypedRun();
+    this.markSettled();
+  }
+
+  // A keystroke's own frame paints the sentence box alone: the new trace and the stage follow in
+  // a task after that frame, so the key shows at once whatever the stage costs. A stage that takes
+  // longer than a frame to draw (long sentences, slow devices) waits until the keys pause for
+  // twice its drawing time, so that the next key rarely lands while it is drawn; each key restarts
+  // the wait (keys coalesce into one run).
+  scheduleTypedRun() {
+    const wait = this.stageMs > FRAME_MS ? Math.max(MIN_PAUSE_MS, 2 * this.stageMs) : 0;
+    this.pendingRun = requestAnimationFrame(() => {
+      this.pendingRun = 0;
+      this.typedRun = setTimeout(() => {
+        this.typedRun = 0;
+        const started = performance.now();
+        this.run(false);
+        const ran = performance.now() - started;
+        // its drawing: the run, then the style, layout and paint of the frame that shows it
+        requestAnimationFrame((frameStart) =>
+          setTimeout(() => {
+            this.stageMs = ran + performance.now() - Math.max(frameStart, started + ran);
+          }, 0),
+        );
+        this.markSettled();
+      }, wait);
+    });
+  }
+
+  cancelRun() {
     cancelAnimationFrame(this.pendingRun);
-    this.pendingRun = requestAnimationFrame(() => this.run(false));
+    clearTimeout(this.typedRun);
+    this.pendingRun = 0;
+    this.typedRun = 0;
   }
 
   async setLang(lang) {
@@ -352,6 +393,7 @@ class App {
 
   run(initial) {
     const started = performance.now();
+    this.cancelRun(); // this run reads the state as it is now: a run still waiting has nothing left
     const messages = [];
     if (initial)
       for (const n of this.urlNotices)
@@ -744,7 +786,7 @@ class App {
     this.unsettle();
     this.later.destroy();
     clearTimeout(this.panelTimer);
-    cancelAnimationFrame(this.pendingRun);
+    this.cancelRun();
     this.player.pause?.();
     this.shortcuts.destroy?.();
     this.trainer?.destroy();

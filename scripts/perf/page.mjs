@@ -74,27 +74,36 @@ const lcg = (seed) => {
 };
 
 // Runs in the page (page.evaluate): window.__apKey.arm() before a key, then
-// await window.__apKey.pending -> {key, t0, t1, frameStart, done, queued, rendersBefore, rendersAfter, count}.
+// await window.__apKey.pending -> {key, t0, t1, frameStart, done, queued, count}; the key's stage
+// fields (stageDone, stageFrameStart) arrive later, in window.__apKey.keys.
+// t0: the keydown event's timeStamp, when the browser received the key, so a key that waited
+// behind other work on the main thread counts that wait.
 // done: a user-blocking task posted from the frame's last requestAnimationFrame callback; it runs
 // as soon as that frame's rendering task (the page's run, style, layout, paint, commit) has ended.
 // queued: a MessageChannel message posted at the same moment; it waits behind tasks queued
 // earlier (the textarea's selectionchange and its layout), so queued - done is work the
 // key caused after the frame was painted. Without scheduler.postTask, done = queued.
+// stageDone: the same, for the frame after the page drew a new trace (body data-renders changed)
+// while this key was the last one typed: when the stage showed what the key typed.
 function installKeystrokeProbe() {
   const body = document.body;
   const tokenCount = () => {
     const m = (document.getElementById('token-count')?.textContent || '').match(/\d+/);
     return m ? Number(m[0]) : -1;
   };
-  const probe = { cur: null, pending: null };
+  const probe = { cur: null, pending: null, keys: [] };
   let settle = null;
   const finish = (r) => {
     if (r !== probe.cur || r.done === undefined || r.queued === undefined) return;
-    r.rendersAfter = body.dataset.renders;
-    r.count = tokenCount();
     r.complete = true;
     settle();
   };
+  const afterFrame = (fn) =>
+    requestAnimationFrame((ts) => {
+      if (window.scheduler && scheduler.postTask)
+        scheduler.postTask(() => fn(ts, performance.now()), { priority: 'user-blocking' });
+      else setTimeout(() => fn(ts, performance.now()), 0);
+    });
   const channel = new MessageChannel();
   channel.port1.onmessage = (e) => {
     const r = probe.cur;
@@ -120,14 +129,13 @@ function installKeystrokeProbe() {
     (e) => {
       const r = probe.cur;
       if (!r || r.t0 !== undefined) return;
-      r.t0 = performance.now();
+      r.t0 = e.timeStamp;
       r.key = e.key;
-      r.rendersBefore = body.dataset.renders;
+      probe.keys.push(r);
     },
     true,
   );
-  // on window, bubbling: after the textarea's own 'input' handler (the page's setText), so this
-  // requestAnimationFrame callback is queued after the page's run and shares its frame
+  // on window, bubbling: after the textarea's own 'input' handler (the page's setText)
   window.addEventListener('input', () => {
     const r = probe.cur;
     if (!r || r.t0 === undefined || r.t1 !== undefined) return;
@@ -146,6 +154,17 @@ function installKeystrokeProbe() {
       channel.port2.postMessage(r.id);
     });
   });
+  // a new trace drawn: it shows every key typed so far, so it belongs to the last one
+  new MutationObserver(() => {
+    const r = probe.keys[probe.keys.length - 1];
+    if (!r || r.t1 === undefined || r.stageDone !== undefined) return;
+    r.rendered = performance.now();
+    r.count = tokenCount();
+    afterFrame((ts, now) => {
+      r.stageFrameStart = ts;
+      r.stageDone = now;
+    });
+  }).observe(body, { attributes: true, attributeFilter: ['data-renders'] });
   window.__apKey = probe;
 }
 
@@ -164,7 +183,7 @@ const pad = (s, w) => String(s).padStart(w);
 export function keystrokeTable(p) {
   const lines = [];
   lines.push(
-    `page: keystroke to repaint, ms (model=random: ${p.keystroke[0].heads} heads, d_model ${p.keystroke[0].dModel}; trained: the default model; cpu: Chromium CPU throttling; frame p95: the thread-clock CPU time of the keystroke's frame task (style, layout and paint included), p95; cpu/key: the page's main-thread CPU time per key, thread clock, mean, deferred work included; load: the machine's load average): ${p.keystrokeWorst.how}`,
+    `page: keystroke to repaint, ms (model=random: ${p.keystroke[0].heads} heads, d_model ${p.keystroke[0].dModel}; trained: the default model; cpu: Chromium CPU throttling; work, wall: keydown to the painted frame that shows the key in the sentence box; stage: keydown to the painted frame whose stage shows the key (wall, a wait for a pause in the keys included), over the keys whose stage was drawn before the next key (staged: how many); last key: the same for the last key typed; frame p95: the thread-clock CPU time of the frame tasks (style, layout and paint included), echo and stage frames alike, p95; cpu/key: the page's main-thread CPU time per key, thread clock, mean, deferred work included; load: the machine's load average): ${p.keystrokeWorst.how}`,
   );
   const cols = (a) => a.map((s, i) => pad(s, i === 3 ? 11 : i < 3 ? 8 : 10)).join('');
   lines.push(
@@ -181,7 +200,10 @@ export function keystrokeTable(p) {
       'wall p95',
       'after p95',
       'keys',
-      'no render',
+      'stage p50',
+      'stage p95',
+      'staged',
+      'last key',
       'frame p95',
       'cpu/key',
       'load',
@@ -202,7 +224,10 @@ export function keystrokeTable(p) {
         f1(r.wall.p95),
         f1(r.afterFrame.p95),
         r.runs,
-        r.missedRenders,
+        r.stageShown ? f1(r.stageShown.p50) : '-',
+        r.stageShown ? f1(r.stageShown.p95) : '-',
+        r.stageShown ? r.stageShown.count : 0,
+        r.lastStage == null ? 'never' : f1(r.lastStage),
         r.frameCpu == null ? '-' : f1(r.frameCpu.p95),
         r.cpuPerKey == null ? '-' : f1(r.cpuPerKey),
         r.load == null ? '-' : r.load.toFixed(1),
@@ -374,6 +399,8 @@ export async function measurePage(root, { quick = false, keysOnly = false } = {}
       }
       return { out, cpu: us / 1000, frames };
     };
+    // The typist: keys 30-60 ms apart within a word, and a pause of 400 ms after each space and
+    // after the last key (where a page that waits for a pause draws the stage).
     const typeKeys = async ({ tokens, step, model }) => {
       await page.evaluate(installKeystrokeProbe);
       await page.focus('#text');
@@ -386,13 +413,41 @@ export async function measurePage(root, { quick = false, keysOnly = false } = {}
         await page.keyboard.down(key);
         rows.push(await page.evaluate(() => window.__apKey.pending));
         await page.keyboard.up(key);
-        await page.waitForTimeout(30 + 30 * typist());
+        await page.waitForTimeout(key === ' ' ? 400 : 30 + 30 * typist());
       }
+      // the last key's stage, then every key's stage fields
+      await page
+        .waitForFunction(
+          () => {
+            const k = window.__apKey.keys;
+            return k.length && k[k.length - 1].stageDone !== undefined;
+          },
+          null,
+          { timeout: 5000 },
+        )
+        .catch(() => {});
+      await page.waitForTimeout(400);
+      const staged = await page.evaluate(() =>
+        window.__apKey.keys.map((r) => ({
+          id: r.id,
+          stageDone: r.stageDone,
+          stageFrameStart: r.stageFrameStart,
+          rendered: r.rendered,
+          count: r.count,
+        })),
+      );
+      const byId = new Map(staged.map((x) => [x.id, x]));
+      for (const r of rows) Object.assign(r, byId.get(r.id) || {});
       const ok = rows.filter((r) => r.complete);
       const work = ok.map((r) => r.t1 - r.t0 + (r.done - Math.max(r.frameStart, r.t1)));
       const wall = ok.map((r) => r.done - r.t0);
       const after = ok.map((r) => r.queued - r.done);
-      const counts = ok.map((r) => r.count);
+      // the stage: keydown to the painted frame of the trace that shows the key (wall, the page's
+      // wait for a pause included), for the keys whose trace was drawn before the next key
+      const shown = ok.filter((r) => r.stageDone !== undefined);
+      const stage = shown.map((r) => r.stageDone - r.t0);
+      const last = rows[rows.length - 1];
+      const counts = shown.map((r) => r.count);
       const messages = await page.evaluate(() =>
         document.getElementById('messages').textContent.trim(),
       );
@@ -406,18 +461,15 @@ export async function measurePage(root, { quick = false, keysOnly = false } = {}
         wall: { p50: pct(wall, 0.5), p95: pct(wall, 0.95) },
         // main-thread work the key left queued behind the painted frame (not in work or wall)
         afterFrame: { p50: pct(after, 0.5), p95: pct(after, 0.95) },
+        stageShown: shown.length
+          ? { p50: pct(stage, 0.5), p95: pct(stage, 0.95), count: shown.length }
+          : null,
+        // the last key: until the stage showed it (null: it never did)
+        lastStage: last && last.stageDone !== undefined ? last.stageDone - last.t0 : null,
         runs: ok.length,
-        missedRenders: ok.filter((r) => r.rendersAfter === r.rendersBefore).length,
         // keys that produced no 'input' or no frame within 2 s (not in work / wall)
         noInput: rows.length - ok.length,
-        // how the keys changed the token count (the mix typed): same / +-1 / other
-        countChanges: {
-          same: counts.filter((c, i) => c === (i ? counts[i - 1] : tokens)).length,
-          plusMinus1: counts.filter((c, i) => Math.abs(c - (i ? counts[i - 1] : tokens)) === 1)
-            .length,
-          other: counts.filter((c, i) => Math.abs(c - (i ? counts[i - 1] : tokens)) > 1).length,
-        },
-        finalTokens: counts[counts.length - 1],
+        finalTokens: last?.count ?? (counts.length ? counts[counts.length - 1] : null),
         // per key, in the order typed (keys that reached no frame left out)
         workEach: work.map((w) => Math.round(w * 10) / 10),
         messages: messages ? messages.slice(0, 120) : undefined,
@@ -478,9 +530,9 @@ export async function measurePage(root, { quick = false, keysOnly = false } = {}
       wallP95: worst.wall.p95,
       how:
         `p95 over ${typed.length} real key presses per stage (${KEY_CYCLE.map((k) => (k === ' ' ? 'Space' : k)).join(' ')}, ` +
-        `${typed.length / KEY_CYCLE.length} times, at the end of the sentence, 30-60 ms apart) of the main-thread time ` +
-        'from keydown to the end of the frame that ' +
-        'painted the new trace, without the idle wait for the next vsync (wall includes it)',
+        `${typed.length / KEY_CYCLE.length} times, at the end of the sentence, 30-60 ms apart, 400 ms after a space) of the main-thread time ` +
+        'from keydown (its event time: a key that waited behind other work counts the wait) to the end of the frame that ' +
+        'painted it, without the idle wait for the next vsync (wall includes it)',
     };
 
     if (keysOnly) return result;

@@ -1,5 +1,5 @@
-// incremental.test.mjs: typing refreshes the shown stage in place (a keystroke must repaint
-// within a frame, so tables are rewritten, not rebuilt). After keystrokes that keep, add
+// incremental.test.mjs: typing refreshes the shown stage in place (tables are rewritten, not
+// rebuilt), in a task after the keystroke's own frame, which paints the sentence box alone. After keystrokes that keep, add
 // and remove tokens, the same table and canvas elements are still in the page and every shown
 // number equals the core's trace of the new text (computed in Node with the same module).
 import { test, after } from 'node:test';
@@ -193,5 +193,43 @@ test('views out of sight are refreshed later, then show the same trace (body dat
       `head 4 weights[${c.row}][${c.col}]`,
     );
   }
+  assert.deepEqual(errors, []);
+});
+
+test("a keystroke's own frame paints the sentence box; the stage follows, and a burst of keys ends on the last text", async () => {
+  const { core } = await setup();
+  const { page, errors, open } = await newPage();
+  const search = `model=random&heads=2&dmodel=8&step=4&s=${encodeURIComponent(sentence(10))}`;
+  await open(search);
+  // what data-renders says at the 'input' event and in the next animation frame (the key's own
+  // frame: this callback is queued after the page's, so it runs after whatever the page did in it)
+  await page.evaluate(() => {
+    window.__keyFrames = [];
+    window.addEventListener('input', () => {
+      const atInput = document.body.dataset.renders;
+      requestAnimationFrame(() =>
+        window.__keyFrames.push({ atInput, inFrame: document.body.dataset.renders }),
+      );
+    });
+  });
+  await page.focus('#text');
+  await page.keyboard.press('End');
+  await typeKeys(page, [' ', 'd', 'o', 'g']);
+  const frames = await page.evaluate(() => window.__keyFrames);
+  assert.equal(frames.length, 4, 'one input event per key');
+  for (const f of frames)
+    assert.equal(f.inFrame, f.atInput, "the stage was not redrawn inside the key's own frame");
+  // keys with no pause between them: the stage ends showing the text as typed last
+  const before = await renders(page);
+  await page.keyboard.type('sxyz', { delay: 0 });
+  await waitRender(page, before);
+  const text = `${sentence(10)} dogsxyz`;
+  assert.equal(await page.inputValue('#text'), text);
+  const want = core.trace(text, coreSettings(parse(search).state));
+  assertShown(
+    (await cells(page, 'scores')).filter((c) => c.head === null || c.head === 0),
+    want.heads[0].scores,
+    'scores after the burst',
+  );
   assert.deepEqual(errors, []);
 });

@@ -1,7 +1,7 @@
 // later.js: views out of sight (a stage's lower blocks, the other heads, a long bar list below
 // the fold) are refreshed when they come near the viewport or when the page is idle (while the
-// learner types: once the keys pause), not inside the keystroke's frame: only what the learner
-// sees is redrawn at once, so a keystroke repaints within a frame. A view is any object with
+// learner types: once the keys pause), not with the stage: only what the learner sees is redrawn
+// at once. A view is any object with
 // update(...args) and an element (`table` or `el`).
 // One Later per playground (two widgets on a page never wait for each other's views):
 // settled() says whether every view shows what it was last given; onSettle(fn) hears when that
