@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bundle.mjs: makes dist/ from web/ and the WebAssembly build in web/wasm/ (scripts/build calls it).
-//   dist/site/                       the hosted page: one ES-module bundle (English strings; the
-//                                    other languages in locales/), one CSS file, split wasm
+//   dist/site/                       the hosted page: one ES-module bundle (no strings: each
+//                                    language's in locales/), one CSS file, split wasm
 //   dist/attention-playground.html   one self-contained file (inline wasm, script, styles): file://
 //   dist/embed/attention-playground.js   <attention-playground> custom element (inline wasm)
 //   dist/examples/                   examples/*.html copied, examples/*.md rendered with marked
@@ -19,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { marked } from 'marked';
 import { bundlePackage } from './bundle-package.mjs';
+import { LANGS, localePath } from '../web/lang.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(root, 'web');
@@ -54,10 +55,9 @@ const licenceFiles = (dir) => {
   );
 };
 
-const locales = {};
-for (const f of fs.readdirSync(path.join(web, 'locales'))) {
-  if (f.endsWith('.json')) locales[f.slice(0, -5)] = JSON.parse(read(web, 'locales', f));
-}
+const locales = Object.fromEntries(
+  LANGS.map((lang) => [lang, JSON.parse(read(web, localePath(lang)))]),
+);
 const rawCss =
   read(web, 'style.css') + '\n' + read(web, 'panels.css') + '\n' + read(web, 'train.css');
 const css = (await esbuild.transform(rawCss, { loader: 'css', minify: true })).code;
@@ -130,15 +130,15 @@ write(path.join(dist, 'embed/attention-playground.js'), await element('../site/'
 // ---- dist/site: the hosted page ----
 
 const site = path.join(dist, 'site');
-// English only in the script: another language's strings are fetched from locales/ when the
-// learner picks it (web/strings.js), so a visitor downloads one language, not every one
+// No strings in the script (no AP_LOCALES): the page fetches the shown language's locale file
+// beside the wasm module, and another one when the learner picks it (web/strings.js, main.js),
+// so a visitor downloads one language, not every one
 write(
   path.join(site, 'app.js'),
-  jsBanner +
-    (await bundle('main.js', 'esm', { AP_BUNDLE: 'site', AP_LOCALES: { en: locales.en } })),
+  jsBanner + (await bundle('main.js', 'esm', { AP_BUNDLE: 'site' })),
 );
 for (const [lang, strings] of Object.entries(locales))
-  if (lang !== 'en') write(path.join(site, 'locales', `${lang}.json`), JSON.stringify(strings));
+  write(path.join(site, localePath(lang)), JSON.stringify(strings));
 licenceFiles(site);
 write(path.join(site, 'app.css'), css);
 // the glue is a deferred classic script, so it downloads beside app.js and runs before it

@@ -1,12 +1,12 @@
-// i18n.js: loads the page's strings for one language (locales/{lang}.json, English as the fallback
-// for a missing key) and translates keys with {name} params; numbers() groups the digits of
-// counts and limits in the language's way. Never writes HTML.
+// i18n.js: loads the page's strings for one language (its locale file, lang.js localePath) and
+// translates keys with {name} params; numbers() groups the digits of counts and limits in the
+// language's way. Never writes HTML.
+import { localePath } from './lang.js';
 
 export class Translator {
-  constructor(lang, strings, fallback = {}) {
+  constructor(lang, strings) {
     this.lang = lang;
     this.strings = strings;
-    this.fallback = fallback;
     /** @type {Map<string, string[]>} key -> its string split at the {name}s (odd entries) */
     this.parts = new Map();
   }
@@ -17,7 +17,7 @@ export class Translator {
   t(key, params = {}) {
     let parts = this.parts.get(key);
     if (!parts) {
-      const s = this.strings[key] ?? this.fallback[key];
+      const s = this.strings[key];
       if (typeof s !== 'string') return key;
       parts = s.split(/\{(\w+)\}/);
       this.parts.set(key, parts);
@@ -40,7 +40,7 @@ export class Translator {
   }
 
   has(key) {
-    return typeof (this.strings[key] ?? this.fallback[key]) === 'string';
+    return typeof this.strings[key] === 'string';
   }
 
   /** Fill every [data-i18n] element's text and [data-i18n-attr="attr:key;attr:key"] attributes. */
@@ -55,24 +55,28 @@ export class Translator {
   }
 }
 
+/** The JSON at `url`; a failure (offline, a 404) is an Error that names the file. */
 async function fetchJson(url) {
-  const res = await fetch(url);
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`could not load ${url}: ${e instanceof Error ? e.message : e}`, { cause: e });
+  }
   if (!res.ok) throw new Error(`could not load ${url}: ${res.status}`);
   return res.json();
 }
 
-const localesBase = () => new URL('./locales/', import.meta.url).href;
+// the folder localePath is relative to: this script's (web/ unbundled, dist/site/ in app.js)
+const scriptBase = () => new URL('./', import.meta.url).href;
 
-/** The strings of {lang}.json (an object of key -> string). */
-export async function loadStrings(lang, base = localesBase()) {
-  return fetchJson(`${base}${lang}.json`);
+/** The strings of {lang}'s locale file (an object of key -> string). */
+export async function loadStrings(lang, base = scriptBase()) {
+  return fetchJson(new URL(localePath(lang), base).href);
 }
 
-/** Loads {lang}.json, with English as the fallback for missing keys. */
-export async function loadTranslator(lang, base = localesBase()) {
-  const [strings, fallback] = await Promise.all([
-    loadStrings(lang, base),
-    lang === 'en' ? Promise.resolve({}) : loadStrings('en', base),
-  ]);
-  return new Translator(lang, strings, fallback);
+/** A Translator over {lang}'s locale file alone: every file has every key
+ *  (tests/node/locales.test.mjs), so no other language is loaded as a fallback. */
+export async function loadTranslator(lang, base = scriptBase()) {
+  return new Translator(lang, await loadStrings(lang, base));
 }

@@ -2,9 +2,9 @@
 // when the page is inside an iframe, speaks the embedding protocol (embed/frame.js).
 // The wiring itself (state -> core -> views) is playground.js; the custom element is embed/element.js.
 import { loadModule, CoreError } from './core.js';
-import { translatorFor } from './strings.js';
+import { translatorFor, startingTranslator } from './strings.js';
 import { mountPlayground } from './playground.js';
-import { parse } from './state.js';
+import { parse, pickLang } from './state.js';
 import { connectParent } from './embed/frame.js';
 import { unsupportedMessage, bootFailedMessage } from './support.js';
 
@@ -23,16 +23,19 @@ const training = (pageUrl) =>
       }
     : { base: new URL('./', pageUrl).href };
 
-// frame: the parent window's side of the protocol (null outside an iframe)
-async function boot(frame) {
+// frame: the parent window's side of the protocol (null outside an iframe); strings: the
+// starting Translator's promise (start()). The messages below pick the same language as start(),
+// so they are handed that promise whatever language they ask for.
+async function boot(frame, strings) {
   const kind = bundle === 'single' ? 'single' : 'page';
-  const unsupported = await unsupportedMessage(kind, location.search, translatorFor);
+  const unsupported = await unsupportedMessage(kind, location.search, () => strings);
   if (unsupported) throw new CoreError('unsupported', unsupported);
   const base = bundle === 'single' ? './' : new URL('./wasm/', import.meta.url).href;
-  const module = await loadModule({ base });
+  const [module, translator] = await Promise.all([loadModule({ base }), strings]);
   const pageUrl = location.href.split(/[?#]/)[0];
   const app = await mountPlayground(document, {
     module,
+    translator,
     translatorFor,
     host: document.body,
     search: location.search,
@@ -48,9 +51,12 @@ async function boot(frame) {
 }
 
 function start() {
-  const frame =
-    window.parent !== window ? connectParent(window, parse(location.search).state.parent) : null;
-  boot(frame).catch(async (e) => {
+  const { state } = parse(location.search);
+  const frame = window.parent !== window ? connectParent(window, state.parent) : null;
+  // the shown language's strings: the hosted page fetches them now, beside the wasm module
+  const strings = startingTranslator(pickLang(state, navigator.languages));
+  strings.catch(() => {}); // awaited by boot, which reports a failure like any other
+  boot(frame, strings).catch(async (e) => {
     const message = e && e.message ? e.message : String(e);
     const code = (e && e.code) || 'boot_failed';
     if (frame) frame.send('error', { code, message });
@@ -59,7 +65,7 @@ function start() {
     box.textContent =
       code === 'unsupported'
         ? message
-        : await bootFailedMessage(message, location.search, translatorFor);
+        : await bootFailedMessage(message, location.search, () => strings);
     throw e;
   });
 }

@@ -61,6 +61,9 @@ class App {
     this.host = ctx.host;
     this.options = ctx.options;
     this.translator = translator;
+    // every language shown so far: going back to one fetches nothing (the hosted page fetches
+    // each language's strings, strings.js), and works offline
+    this.translators = new Map([[translator.lang, translator]]);
     const t = (key, params) => this.translator.t(key, params);
     this.t = t;
     this.state = parsed.state;
@@ -328,16 +331,20 @@ class App {
   }
 
   async setLang(lang) {
-    let translator;
-    try {
-      translator = await this.options.translatorFor(lang);
-    } catch {
-      // the hosted page fetches a language it does not bundle (strings.js); offline it cannot
-      this.input.showMessages([
-        ...(this.messages ?? []),
-        { kind: 'notice', text: this.translator.t('notice.langUnavailable') },
-      ]);
-      return;
+    let translator = this.translators.get(lang);
+    if (!translator) {
+      try {
+        translator = await this.options.translatorFor(lang);
+      } catch {
+        // the hosted page fetches a language's strings when it is first shown (strings.js);
+        // offline it cannot
+        this.input.showMessages([
+          ...(this.messages ?? []),
+          { kind: 'notice', text: this.translator.t('notice.langUnavailable') },
+        ]);
+        return;
+      }
+      this.translators.set(lang, translator);
     }
     this.translator = translator;
     this.state.lang = lang;
@@ -800,7 +807,9 @@ class App {
  * options: {
  *   module: the loaded WebAssembly module (core.js loadModule; shared by every instance: each
  *     App makes its own Core, i.e. its own session, and closes it in destroy()),
- *   translatorFor(lang) -> Promise<Translator>,
+ *   translatorFor(lang) -> Promise<Translator>, translator: the Translator to start with, if
+ *     the caller loaded it already (main.js, beside the module; another language than the picked
+ *     one when that one's strings could not be fetched),
  *   host: element for data-* markers (document.body, or the custom element),
  *   search: the initial state as a URL search string, languages: browser languages,
  *   url: write the state into location (the page only), keyTarget: where shortcuts listen,
@@ -814,7 +823,12 @@ class App {
 export async function mountPlayground(root, options) {
   const parsed = parse(options.search || '');
   parsed.state.lang = pickLang(parsed.state, options.languages || []);
-  const translator = await options.translatorFor(parsed.state.lang);
+  const translator = options.translator ?? (await options.translatorFor(parsed.state.lang));
+  if (translator.lang !== parsed.state.lang) {
+    // the page could not fetch its language's strings and starts in another (strings.js)
+    parsed.notices.push({ key: 'lang', problem: 'langFallback' });
+    parsed.state.lang = translator.lang;
+  }
   const app = new App(new Core(options.module), translator, parsed, {
     root,
     host: options.host,

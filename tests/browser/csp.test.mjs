@@ -83,9 +83,10 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
     ),
     1,
   );
-  // English is in the script; no other language is asked for until the learner picks it
-  const locales = () => requests.filter((u) => u.includes('/locales/'));
-  assert.deepEqual(locales(), [], 'only the shown language is loaded');
+  // the script carries no strings: the shown language's are fetched, and no other until picked
+  const locales = () =>
+    requests.filter((u) => u.includes('/locales/')).map((u) => new URL(u).pathname);
+  assert.deepEqual(locales(), ['/site/locales/en.json'], 'only the shown language is loaded');
   // use it a little: type, change language, open the share and export panels
   await page.fill('#text', 'The cat sat.');
   await page.waitForFunction(() =>
@@ -94,8 +95,8 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
   await page.click('#lang');
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
   assert.deepEqual(
-    locales().map((u) => new URL(u).pathname),
-    ['/site/locales/zh.json'],
+    locales(),
+    ['/site/locales/en.json', '/site/locales/zh.json'],
     'the other language is fetched from the site, once',
   );
   assert.match(await page.locator('#app-version').textContent(), /^注意力游乐场 /);
@@ -112,10 +113,68 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
     'nothing from another origin',
   );
   await shot(page, 'csp-site-zh');
-  // back to English: bundled, nothing more to fetch
+  // back to English: shown before, nothing more to fetch
   await page.click('#lang');
   await page.waitForFunction(() => document.documentElement.lang === 'en');
-  assert.equal(locales().length, 1);
+  assert.equal(locales().length, 2);
+  await context.close();
+});
+
+test('hosted page: a Chinese-language browser downloads the Chinese strings and no others', async () => {
+  const context = await browser.newContext({ locale: 'zh-CN' });
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  const requests = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  await page.goto(`${srv.base}site/`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+  assert.match(await page.locator('#app-version').textContent(), /^注意力游乐场 /);
+  assert.deepEqual(
+    requests.filter((u) => u.includes('/locales/')),
+    ['/site/locales/zh.json'],
+  );
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("hosted page: when its language's strings cannot be fetched, it starts in the other and says so", async () => {
+  const { default: en } = await import('../../web/locales/en.json', { with: { type: 'json' } });
+  const context = await browser.newContext({ locale: 'zh-CN' });
+  const page = await context.newPage();
+  await context.route('**/locales/zh.json', (route) => route.abort());
+  await page.goto(`${srv.base}site/?lang=zh&step=7`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+  assert.ok((await page.locator('#stage-body td[data-matrix="weights"]').count()) > 0);
+  assert.deepEqual(await page.locator('#messages li.notice').allTextContents(), [
+    en['notice.langFallback'],
+  ]);
+  // the learner can still ask for Chinese; while it cannot be fetched, the page says so again
+  await page.click('#lang');
+  await page.waitForFunction(() => document.querySelectorAll('#messages li.notice').length === 2);
+  assert.equal(
+    await page.locator('#messages li.notice').last().textContent(),
+    en['notice.langUnavailable'],
+  );
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+  await context.close();
+});
+
+test('hosted page: with no strings to be had, the boot error names the files that failed', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await context.route('**/locales/*.json', (route) =>
+    route.fulfill({ status: 404, body: 'not found' }),
+  );
+  await page.goto(`${srv.base}site/`);
+  const box = page.locator('#boot-error');
+  await box.waitFor({ state: 'visible', timeout: 20000 });
+  const text = await box.textContent();
+  assert.match(text, /strings could not be loaded/);
+  assert.match(text, /locales\/en\.json: 404/);
+  assert.match(text, /locales\/zh\.json: 404/);
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), undefined);
   await context.close();
 });
 

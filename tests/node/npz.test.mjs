@@ -21,7 +21,7 @@ const wasm = path.join(root, 'web/wasm');
 const core = await loadCoreNode(wasm);
 const locale = (l) => JSON.parse(fs.readFileSync(path.join(root, `web/locales/${l}.json`), 'utf8'));
 const en = locale('en');
-const T = { en: new Translator('en', en), zh: new Translator('zh', locale('zh'), en) };
+const T = { en: new Translator('en', en), zh: new Translator('zh', locale('zh')) };
 const t = (lang) => (k, p) => T[lang].t(k, p);
 const ZH = '小猫吃鱼，它很开心';
 const EN = "The animal didn't cross the street because it was too tired";

@@ -17,7 +17,7 @@ const PANELS = [
   ['slot-analogy', AnalogyPanel],
   ['slot-plane', Plane2DPanel],
 ];
-const LOCALES = new URL('../../../web/locales/', import.meta.url).href;
+const WEB = new URL('../../../web/', import.meta.url).href; // locales/ is in it
 const $ = (id) => document.getElementById(id);
 
 function readUrlState() {
@@ -38,8 +38,8 @@ async function main() {
   const status = $('demo-status');
   const [core, en, zh] = await Promise.all([
     loadCore(),
-    loadTranslator('en', LOCALES),
-    loadTranslator('zh', LOCALES),
+    loadTranslator('en', WEB),
+    loadTranslator('zh', WEB),
   ]);
   const translators = { en, zh };
   const t = (key, params) => translators[state.lang].t(key, params);
