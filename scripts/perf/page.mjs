@@ -470,7 +470,8 @@ export async function measurePage(root, { quick = false, keysOnly = false } = {}
         heads: model === 'random' ? 4 : null,
         dModel: model === 'random' ? 64 : null,
         step,
-        stage: model === 'floor' ? 'text box' : await page.evaluate(() => document.body.dataset.stage),
+        stage:
+          model === 'floor' ? 'text box' : await page.evaluate(() => document.body.dataset.stage),
         work: { p50: pct(work, 0.5), p95: pct(work, 0.95), max: Math.max(...work) },
         wall: { p50: pct(wall, 0.5), p95: pct(wall, 0.95) },
         // main-thread work the key left queued behind the painted frame (not in work or wall)

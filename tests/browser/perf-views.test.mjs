@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
-import { newPage, setup, teardown, shot } from './harness.mjs';
+import { newPage, setup, teardown, shot, waitSettled } from './harness.mjs';
 import { parse, coreSettings } from '../../web/state.js';
 
 after(teardown);
@@ -448,4 +448,44 @@ test('link view by keyboard: one query label in the Tab order, arrows move, Ente
   );
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+// Every compositor layer is placed again in every frame, a keystroke's included. A scroll box that
+// scrolls puts its sticky headers (and whatever is drawn over them) on layers of their own, and a
+// CSS animation left in effect after its end keeps its element on one: with 32 tokens a stage had
+// 20 to 84 layers that way. The page itself needs about six (the viewport, the root scroller, the
+// boxes that scroll: the link view, the share snippets).
+test('32 tokens: every stage keeps the compositor layers to the few the page needs', async () => {
+  const { page, errors, open, context } = await newPage({ height: 800 });
+  const cdp = await context.newCDPSession(page);
+  for (let step = 1; step <= 9; step++) {
+    await open(`step=${step}&s=${encodeURIComponent(sentence(32))}`);
+    await waitSettled(page);
+    // the animations of the stage's last step have ended (the longest lasts about 1.5 s)
+    await page.waitForFunction(() =>
+      document.getAnimations().every((a) => a.playState !== 'running'),
+    );
+    let layers = null;
+    const changed = (e) => {
+      if (e.layers) layers = e.layers;
+    };
+    cdp.on('LayerTree.layerTreeDidChange', changed);
+    await cdp.send('LayerTree.enable');
+    await page.mouse.move(5 + step, 5); // a frame, so the layer tree is reported
+    await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => r(true))));
+    for (let i = 0; i < 50 && !layers; i++) await page.waitForTimeout(20);
+    cdp.off('LayerTree.layerTreeDidChange', changed);
+    await cdp.send('LayerTree.disable');
+    assert.ok(layers, `step ${step}: the layer tree was reported`);
+    const reasons = {};
+    for (const l of layers) {
+      const r = await cdp.send('LayerTree.compositingReasons', { layerId: l.layerId });
+      for (const x of r.compositingReasonIds || []) reasons[x] = (reasons[x] || 0) + 1;
+    }
+    assert.ok(
+      layers.length <= 10,
+      `step ${step}: ${layers.length} compositor layers (${JSON.stringify(reasons)})`,
+    );
+  }
+  assert.deepEqual(errors, []);
 });
