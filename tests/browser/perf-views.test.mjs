@@ -455,7 +455,7 @@ test('link view by keyboard: one query label in the Tab order, arrows move, Ente
 // CSS animation left in effect after its end keeps its element on one: with 32 tokens a stage had
 // 20 to 84 layers that way. The page itself needs about six (the viewport, the root scroller, the
 // boxes that scroll: the link view, the share snippets).
-test('32 tokens: every stage keeps the compositor layers to the few the page needs', async () => {
+test('32 tokens: every stage keeps the compositor layers to the few the page needs, and no sticky or clipped header cells in compact tables', async () => {
   const { page, errors, open, context } = await newPage({ height: 800 });
   const cdp = await context.newCDPSession(page);
   for (let step = 1; step <= 9; step++) {
@@ -485,6 +485,23 @@ test('32 tokens: every stage keeps the compositor layers to the few the page nee
     assert.ok(
       layers.length <= 10,
       `step ${step}: ${layers.length} compositor layers (${JSON.stringify(reasons)})`,
+    );
+    // nor paint chunks of their own for a compact table's header cells: a sticky or clipped cell
+    // is one (a stage had hundreds, all placed again on every frame)
+    const chunky = await page.$$eval(
+      'table.matrix.cut th',
+      (ths) =>
+        ths.filter((th) => {
+          const cs = getComputedStyle(th);
+          return (
+            cs.position === 'sticky' || cs.overflowX !== 'visible' || cs.overflowY !== 'visible'
+          );
+        }).length,
+    );
+    assert.equal(
+      chunky,
+      0,
+      `step ${step}: compact tables' header cells that are sticky or clipped`,
     );
   }
   assert.deepEqual(errors, []);
