@@ -179,19 +179,30 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
   // long enough that the pause below lands while it runs (a 200-step run can finish first)
   await page.fill('#train-steps', '600');
   await page.click('#train-body .train-start');
-  // the page answers while the worker trains (a worker may start here, under the CSP)
-  await page.waitForFunction(
-    () => Number(document.querySelector('#train-body').dataset.step) >= 20,
-    null,
-    { timeout: 60000 },
-  );
+  // the page answers while the worker trains (a worker may start here, under the CSP): once the
+  // worker reports 20 steps, an animation frame runs, and Pause is clicked inside it, in the page,
+  // so the worker gets it within a chunk of that step whatever the machine's speed (a click from
+  // the test, a round trip later, could come after all 600 steps)
   const beat = await page.evaluate(
-    () => new Promise((r) => requestAnimationFrame(() => r('alive'))),
+    () =>
+      new Promise((resolve) => {
+        const body = document.querySelector('#train-body');
+        const check = () => {
+          if (Number(body.dataset.step) < 20) return;
+          seen.disconnect();
+          requestAnimationFrame(() => {
+            body.querySelector('.train-pause').click();
+            resolve('alive');
+          });
+        };
+        const seen = new MutationObserver(check);
+        seen.observe(body, { attributes: true, attributeFilter: ['data-step'] });
+        check();
+      }),
   );
   assert.equal(beat, 'alive');
   assert.equal(await page.getAttribute('#train-body', 'data-runner'), 'worker');
-  // pause, then the step stays put; resume, then it moves on
-  await page.click('#train-body .train-pause');
+  // paused, then the step stays put; resume, then it moves on
   await page.waitForSelector('#train-body[data-status="paused"]', { timeout: 30000 });
   const pausedAt = Number(await page.getAttribute('#train-body', 'data-step'));
   await page.waitForTimeout(300);
