@@ -37,6 +37,12 @@ for (const f of ['attention.js', 'attention.wasm', 'attention-full.js', 'attenti
 
 // ---- what the bundles share ----
 
+// The Emscripten glue of a module, minified: without a closure compiler (Debian's Emscripten has
+// none) it is left readable, 14.4 KB gzipped for the page's module instead of 10.8.
+const GLUE = new Set(['wasm/attention.js', 'wasm/attention-train.js', 'wasm/attention-full.js']);
+const glueText = (f) =>
+  esbuild.transformSync(read(web, f), { minify: true, legalComments: 'none' }).code;
+
 const { VERSION } = await import(pathToFileURL(path.join(web, 'wasm', 'core-facts.mjs')).href);
 // The notice every built file opens with (THIRD_PARTY_NOTICES lists the rest in full).
 const LEGAL =
@@ -80,7 +86,7 @@ const wasmBase64 = zlib
   .gzipSync(fs.readFileSync(path.join(web, 'wasm', 'attention-full.wasm')), { level: 9 })
   .toString('base64');
 const glue = () =>
-  `(function(){var exports, module, define;\n${read(web, 'wasm', 'attention-full.js')}\n` +
+  `(function(){var exports, module, define;\n${glueText('wasm/attention-full.js')}\n` +
   `var wasm = "${wasmBase64}";\n` +
   'var make = createAttentionModule;\n' +
   'function inflate() {\n' +
@@ -158,10 +164,12 @@ write(
     // opened from disk, the page hands over to the single file (web/from-disk.js)
     .replace('</head>', '<script src="from-disk.js"></script>\n</head>'),
 );
-// copied as they are, but a script opens with the legal comment like every built script
+// copied as they are, but a script opens with the legal comment like every built script, and
+// the Emscripten glue is minified (glueText)
 const ship = (f) => {
   const to = path.join(site, f);
-  if (f.endsWith('.js')) write(to, jsBanner + read(web, f));
+  if (GLUE.has(f)) write(to, jsBanner + glueText(f));
+  else if (f.endsWith('.js')) write(to, jsBanner + read(web, f));
   else {
     fs.mkdirSync(path.dirname(to), { recursive: true });
     fs.copyFileSync(path.join(web, f), to);
