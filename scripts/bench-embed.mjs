@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { launch, startServer, distDir } from '../tests/browser/harness.mjs';
+import { BUDGETS, transferOf } from './budgets.mjs';
 
 // the browser's language -> the page's (<html lang>), checked so a visitor is what it says
 const VISITORS = [
@@ -46,18 +47,12 @@ async function measure({ locale, htmlLang }) {
     if (i === 0) files = [...new Set(log)];
     await context.close();
   }
-  const transfer = files.map((p) => {
-    const f = path.join(distDir, p.endsWith('/') ? `${p}index.html` : p);
-    return {
-      path: p,
-      bytes: fs.existsSync(f) ? fs.statSync(f).size : 0,
-      gzip: fs.existsSync(f) ? gz(f) : 0,
-    };
-  });
+  const transfer = transferOf(distDir, files);
   const sorted = [...times].sort((a, b) => a - b);
   return {
-    transferGzipKB: kb(transfer.reduce((s, f) => s + f.gzip, 0)),
-    files: transfer.map((f) => `${f.path} ${kb(f.bytes)} KB (${kb(f.gzip)} KB gz)`),
+    transferGzip: transfer.gzip,
+    transferGzipKB: kb(transfer.gzip),
+    files: transfer.files.map((f) => `${f.path} ${kb(f.bytes)} KB (${kb(f.gzip)} KB gz)`),
     firstTraceMs: {
       median: Math.round(sorted[LOADS >> 1]),
       min: Math.round(sorted[0]),
@@ -79,7 +74,8 @@ const result = {
   embedScriptGzipKB: kb(gz(path.join(distDir, 'embed/attention-playground.js'))),
 };
 result.withinBudgets =
-  Object.values(visitors).every((v) => v.transferGzipKB < 300 && v.firstTraceMs.median < 500) &&
-  single < 600 * 1024;
+  Object.values(visitors).every(
+    (v) => v.transferGzip < BUDGETS.hostedGzipBytes && v.firstTraceMs.median < BUDGETS.firstTraceMs,
+  ) && single < BUDGETS.singleFileBytes;
 console.log(JSON.stringify(result, null, 2));
 process.exit(result.withinBudgets ? 0 : 1);

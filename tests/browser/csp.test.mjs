@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch, startServer, distDir, collectErrors, shot, CSP } from './harness.mjs';
+import { BUDGETS, transferOf } from '../../scripts/budgets.mjs';
 
 let browser = null;
 let srv = null;
@@ -138,6 +139,30 @@ test('hosted page: a Chinese-language browser downloads the Chinese strings and 
   await context.close();
 });
 
+test('hosted page: what a visitor downloads, gzipped, stays within the budget in either language', async () => {
+  for (const locale of ['en-US', 'zh-CN']) {
+    const context = await browser.newContext({ locale });
+    const page = await context.newPage();
+    const asked = new Set();
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.origin === new URL(srv.base).origin) asked.add(u.pathname);
+    });
+    await page.goto(`${srv.base}site/`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    const { files, gzip } = transferOf(distDir, [...asked]);
+    assert.ok(
+      files.every((f) => f.bytes > 0 || f.path === '/favicon.ico'),
+      `${locale}: every file asked for is in dist/ (${files.map((f) => f.path).join(', ')})`,
+    );
+    assert.ok(
+      gzip < BUDGETS.hostedGzipBytes,
+      `${locale}: ${gzip} bytes gzipped over ${BUDGETS.hostedGzipBytes}: ${files.map((f) => `${f.path} ${f.gzip}`).join(', ')}`,
+    );
+    await context.close();
+  }
+});
+
 test("hosted page: when its language's strings cannot be fetched, it starts in the other and says so", async () => {
   const { default: en } = await import('../../web/locales/en.json', { with: { type: 'json' } });
   const context = await browser.newContext({ locale: 'zh-CN' });
@@ -212,7 +237,7 @@ test('custom element on a page with the same CSP', async () => {
 
 test('single file over file:// with no network at all', async () => {
   const file = path.join(distDir, 'attention-playground.html');
-  assert.ok(fs.statSync(file).size < 600 * 1024, 'the single file is over 600 KB');
+  assert.ok(fs.statSync(file).size < BUDGETS.singleFileBytes, 'the single file is over its budget');
   const context = await browser.newContext({
     viewport: { width: 1100, height: 900 },
     offline: true,

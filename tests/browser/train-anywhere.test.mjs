@@ -25,6 +25,7 @@ import {
 import { loadCoreNode } from '../../web/core.js';
 import { parse, coreSettings } from '../../web/state.js';
 import zh from '../../web/locales/zh.json' with { type: 'json' };
+import { BUDGETS } from '../../scripts/budgets.mjs';
 
 const core = await loadCoreNode(path.join(distDir, '../web/wasm'));
 const STEPS = 200;
@@ -132,7 +133,7 @@ function sameAsCore(shown, sentence, settings) {
 async function singleFile({ locale, noWorker = false }) {
   const file = path.join(distDir, 'attention-playground.html');
   const size = fs.statSync(file).size;
-  assert.ok(size <= 600 * 1024, `the single file is ${size} bytes`);
+  assert.ok(size < BUDGETS.singleFileBytes, `the single file is ${size} bytes`);
   const context = await browser.newContext({
     offline: true,
     acceptDownloads: true,
