@@ -188,6 +188,17 @@ export function tintScale(maxAbs) {
   return 10 ** (step / 10);
 }
 
+/** Labels longer than this many characters are cut to their column's width (th.long): only
+ *  those, since a clipped cell is a paint chunk of its own, placed again on every frame. */
+const LONG_LABEL = 8;
+
+function writeLabel(th, text) {
+  writeOnce(th, 'text', text);
+  const long = [...text].length > LONG_LABEL;
+  if (th.classList.contains('long') !== long) th.classList.toggle('long', long);
+  writeOnce(th, 'title', long ? text : null);
+}
+
 /**
  * A matrix as a DOM table. Every cell carries data-matrix, data-head, data-row, data-col and
  * data-value (full precision), so tests and assistive tools read exactly what is shown.
@@ -323,9 +334,7 @@ export class MatrixTable {
       this.headRow.insertBefore(th, this.extraHead);
       this.colHeads.push(th);
     }
-    this.colHeads.forEach((th, c) =>
-      writeOnce(th, 'text', o.colLabels ? o.colLabels[c] : String(c + 1)),
-    );
+    this.colHeads.forEach((th, c) => writeLabel(th, o.colLabels ? o.colLabels[c] : String(c + 1)));
     while (this.rowEls.length > m.rows) this.rowEls.pop().tr.remove();
     this.rowHeads.length = this.rowEls.length;
     this.rowEls.forEach((row, r) => {
@@ -341,9 +350,7 @@ export class MatrixTable {
           if (e) e.dataset.row = this.firstRow + r;
       });
     }
-    this.rowHeads.forEach((th, r) =>
-      writeOnce(th, 'text', o.rowLabels ? o.rowLabels[r] : String(r + 1)),
-    );
+    this.rowHeads.forEach((th, r) => writeLabel(th, o.rowLabels ? o.rowLabels[r] : String(r + 1)));
     if (resized) {
       if (this.shapeEl) this.shapeEl.textContent = `${m.rows} × ${m.cols}`;
       this.cells = this.rowEls.flatMap((row) => row.cells);
