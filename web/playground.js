@@ -32,7 +32,7 @@ import { ModelInfoView } from './views/model.js';
 import { TrainView } from './views/train.js';
 import { GradientView } from './views/gradient.js';
 import { LimitsView, LimitsNote } from './views/limits.js';
-import { Later } from './views/later.js';
+import { Later, inputPending } from './views/later.js';
 import { panelFailed } from './views/util.js';
 import { predictionKey } from './views/predict.js';
 import { ProgramView } from './views/program.js';
@@ -309,7 +309,9 @@ class App {
       this.pendingRun = 0;
       this.typedRun = setTimeout(() => {
         this.typedRun = 0;
-        this.run(false);
+        // a key already waiting brings its own run: this one would only delay it
+        if (inputPending()) this.scheduleTypedRun();
+        else this.run(false);
         this.markSettled();
       }, wait);
     });

@@ -9,6 +9,12 @@
 
 const elementOf = (view) => view.table || view.el;
 
+/** Whether a key press or click is waiting for the main thread (Chromium's
+ *  navigator.scheduling.isInputPending; false where there is none). */
+export const inputPending = () =>
+  /** @type {any} */ (navigator).scheduling?.isInputPending?.({ includeContinuous: false }) ===
+  true;
+
 /** How long typing must pause before views out of sight are redrawn (typing()). */
 const QUIET_MS = 250;
 /** A pending view's arguments when only its catchUp() is left to do. */
@@ -142,6 +148,7 @@ export class Later {
       for (const v of [...this.pending.keys()]) {
         // in an idle moment, while it lasts; when none came for 200 ms (steady typing), one view
         if (deadline && (deadline.didTimeout ? done > 0 : deadline.timeRemaining() < 4)) break;
+        if (done > 0 && inputPending()) break; // a key is waiting: it goes first
         this.flush(v);
         done += 1;
       }
