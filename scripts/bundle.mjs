@@ -34,6 +34,27 @@ for (const f of ['attention.js', 'attention.wasm', 'attention-full.js', 'attenti
   if (!fs.existsSync(path.join(web, 'wasm', f)))
     throw new Error(`web/wasm/${f} is missing: run scripts/build wasm first`);
 }
+// the module compiles in the core, the lexicon and the shipped model: a source changed after it
+// was built would ship unseen (scripts/build dist bundles, it does not compile)
+{
+  const built = fs.statSync(path.join(web, 'wasm', 'attention.wasm')).mtimeMs;
+  const newer = (dir) =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const f = path.join(dir, e.name);
+      if (e.isDirectory()) return newer(f);
+      return fs.statSync(f).mtimeMs > built ? [path.relative(root, f)] : [];
+    });
+  const stale = ['src/core', 'src/wasm', 'src/data/models', 'src/data/lexicon.tsv'].flatMap((p) => {
+    const f = path.join(root, p);
+    if (!fs.existsSync(f)) return [];
+    if (fs.statSync(f).isDirectory()) return newer(f);
+    return fs.statSync(f).mtimeMs > built ? [p] : [];
+  });
+  if (stale.length)
+    throw new Error(
+      `web/wasm is older than ${stale.slice(0, 3).join(', ')}${stale.length > 3 ? ` and ${stale.length - 3} more` : ''}: run scripts/build wasm first`,
+    );
+}
 
 // ---- what the bundles share ----
 
