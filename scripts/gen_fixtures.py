@@ -232,6 +232,14 @@ def dumps(value, indent=0):
     return json.dumps(value, allow_nan=False)
 
 
+def write_fixture(path, doc, what):
+    """Writes one fixture file (dumps, then a newline) and says what it holds."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(dumps(doc))
+        f.write("\n")
+    print("wrote %s: %s" % (os.path.relpath(path), what), file=sys.stderr)
+
+
 def main():
     seed_X, seed_W_Q, seed_W_K, seed_W_V = seed_article_inputs()
     cases = [
@@ -272,24 +280,11 @@ def main():
                                 "values": to_list(positional_encoding(pe_n, pe_d))},
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(dumps(doc))
-        f.write("\n")
-    print("wrote %s: %d cases, %d softmax rows" % (os.path.relpath(OUT), len(cases), len(softmax)),
-          file=sys.stderr)
+    write_fixture(OUT, doc, "%d cases, %d softmax rows" % (len(cases), len(softmax)))
     random_doc = numpy_random_doc()
-    with open(OUT_RANDOM, "w", encoding="utf-8") as f:
-        f.write(dumps(random_doc))
-        f.write("\n")
-    print("wrote %s: %d seeds" % (os.path.relpath(OUT_RANDOM), len(random_doc["seeds"])),
-          file=sys.stderr)
+    write_fixture(OUT_RANDOM, random_doc, "%d seeds" % len(random_doc["seeds"]))
     quantize = quantize_doc()
-    with open(OUT_QUANTIZE, "w", encoding="utf-8") as f:
-        f.write(dumps(quantize))
-        f.write("\n")
-    print("wrote %s: %d matrices" % (os.path.relpath(OUT_QUANTIZE), len(quantize["cases"])),
-          file=sys.stderr)
-
+    write_fixture(OUT_QUANTIZE, quantize, "%d matrices" % len(quantize["cases"]))
 
 if __name__ == "__main__":
     main()
