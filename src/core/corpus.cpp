@@ -104,7 +104,7 @@ std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, cons
     }
     Example e;
     for (const Token& t : tokens) {
-      if (!vocab.knows(t))
+      if (!vocab.knows(t) && vocab.read_as(Vocabulary::key(t)) < 0)
         throw Error("corpus_unknown_word", "corpus line " + std::to_string(c.line_number) + ": \"" +
                                                t.text + "\" is not in the vocabulary");
       e.ids.push_back(vocab.id(t));

@@ -25,16 +25,25 @@ Lexicon Lexicon::from_tsv(std::string_view tsv) {
     if (line.empty() || line.front() == '#') continue;
     const std::size_t t1 = line.find('\t');
     const std::size_t t2 = t1 == std::string_view::npos ? t1 : line.find('\t', t1 + 1);
+    const std::size_t t3 = t2 == std::string_view::npos ? t2 : line.find('\t', t2 + 1);
+    const auto column = [&](std::size_t from, std::size_t to) {
+      return std::string(
+          trim(line.substr(from + 1, to == std::string_view::npos ? to : to - from - 1)));
+    };
     Entry e;
     std::string_view word = line.substr(0, t1);
-    if (t1 != std::string_view::npos) {
-      e.lang =
-          std::string(trim(line.substr(t1 + 1, t2 == std::string_view::npos ? t2 : t2 - t1 - 1)));
-      if (t2 != std::string_view::npos) e.category = std::string(trim(line.substr(t2 + 1)));
-    }
+    if (t1 != std::string_view::npos) e.lang = column(t1, t2);
+    if (t2 != std::string_view::npos) e.category = column(t2, t3);
+    if (t3 != std::string_view::npos) e.read_as = column(t3, std::string_view::npos);
     word = trim(word);
     if (!word.empty()) lex.add(std::string(word), e);
   }
+  // a read-as word's category, left empty in the file, is its target's
+  for (auto& [word, e] : lex.words_)
+    if (e.category.empty() && !e.read_as.empty()) {
+      const Entry* target = lex.find(e.read_as);
+      if (target != nullptr) e.category = target->category;
+    }
   return lex;
 }
 

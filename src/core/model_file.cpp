@@ -11,6 +11,7 @@
 
 #include "error.hpp"
 #include "io.hpp"
+#include "lexicon.hpp"
 #include "rng.hpp"
 #include "utf8.hpp"
 
@@ -304,6 +305,7 @@ TrainedModel load_model(std::string_view bytes) {
   for (std::uint32_t k = 0; k < vocab; ++k) words.push_back(r.str("the vocabulary"));
   try {
     m.vocab = Vocabulary::from_saved(std::move(words), static_cast<int>(buckets));
+    m.vocab.add_read_as(default_lexicon());
   } catch (const Error& e) {
     throw Error("model_invalid", std::string("the model file is invalid: ") + e.what());
   }

@@ -48,6 +48,7 @@ Vocabulary Vocabulary::from_saved(std::vector<std::string> all_words, int unknow
 }
 
 Vocabulary Vocabulary::from_lexicon_tsv(std::string_view tsv, int unknown_buckets) {
+  const std::string_view whole = tsv;
   std::vector<std::string> words;
   std::unordered_map<std::string, int> seen;
   while (!tsv.empty()) {
@@ -59,11 +60,28 @@ Vocabulary Vocabulary::from_lexicon_tsv(std::string_view tsv, int unknown_bucket
     if (line.empty() || line.front() == '#') continue;
     std::string word(line.substr(0, line.find('\t')));
     while (!word.empty() && word.back() == ' ') word.pop_back();
-    if (word.empty() || seen.count(word)) continue;
+    const bool has_read_as = std::count(line.begin(), line.end(), '\t') >= 3;
+    if (word.empty() || has_read_as || seen.count(word)) continue;
     seen.emplace(word, 0);
     words.push_back(word);
   }
-  return Vocabulary(std::move(words), unknown_buckets);
+  Vocabulary v(std::move(words), unknown_buckets);
+  v.add_read_as(Lexicon::from_tsv(whole));
+  return v;
+}
+
+void Vocabulary::add_read_as(const Lexicon& lex) {
+  read_as_.clear();
+  for (const auto& [word, e] : lex.entries()) {
+    if (e.read_as.empty() || find(word) >= 0) continue;
+    const int row = find(e.read_as);
+    if (row >= 0 && !is_fallback(row)) read_as_.emplace(word, row);
+  }
+}
+
+int Vocabulary::read_as(std::string_view key) const {
+  const auto it = read_as_.find(std::string(key));
+  return it == read_as_.end() ? -1 : it->second;
 }
 
 int Vocabulary::find(std::string_view key) const {
@@ -77,6 +95,8 @@ int Vocabulary::id(const Token& t) const {
   const std::string k = key(t);
   const int found = find(k);
   if (found >= 0) return found;
+  const int as = read_as(k);
+  if (as >= 0) return as;
   if (t.kind == TokenKind::Word || t.kind == TokenKind::Han)
     return bucket(static_cast<int>(hash_text(k) % static_cast<std::uint64_t>(unknown_buckets_)));
   return symbol_row();
@@ -89,6 +109,10 @@ std::vector<int> Vocabulary::pieces(const Token& t) const {
   };
   const std::string k = key(t);
   if (find(k) >= 0) return out;
+  if (read_as(k) >= 0) {
+    add(read_as(k));
+    return out;
+  }
   if (t.kind == TokenKind::Word && is_ascii_word(k)) {
     // 1. the word without an inflection: the first stem that is a vocabulary word
     const std::pair<const char*, const char*> rules[] = {
@@ -97,8 +121,10 @@ std::vector<int> Vocabulary::pieces(const Token& t) const {
     for (const auto& r : rules) {
       if (!ends_with(k, r.first)) continue;
       std::string stem = k.substr(0, k.size() - std::string_view(r.first).size()) + r.second;
-      if (stem.size() >= 2 && find(stem) >= 0) {
-        add(find(stem));
+      const int stem_row =
+          find(stem) >= 0 ? find(stem) : read_as(stem);  // sharks -> shark -> animal
+      if (stem.size() >= 2 && stem_row >= 0) {
+        add(stem_row);
         return out;
       }
       // a doubled consonant before -ed/-ing (stopped -> stop)

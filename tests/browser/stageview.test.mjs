@@ -16,7 +16,7 @@ after(teardown);
 
 const LONG = {
   en: "The animal didn't cross the street because it was too tired, so it stayed at home all day.",
-  zh: '小猫吃鱼，它很开心，因为鱼很好吃，小狗看着它想吃。',
+  zh: '小猫吃鱼，它很开心，因为鱼很好吃，小狗看着它也想吃。',
 };
 const SIZES = [
   [1280, 800],

@@ -155,15 +155,18 @@ test('unknown words are marked on the token chips and in the model line', async 
   );
   assert.deepEqual(
     marked.map((m) => m[1]),
-    [true, false, false, true],
+    [true, true, false, true],
   );
-  // zorkle has no known piece (a hashed row); cookies is read through cookie
+  // zorkle has no known piece (a hashed row); ate is read as eat (a read-as word of the lexicon),
+  // cookies through cookie
   assert.match(marked[0][2], /not in the vocabulary, and no known word inside it/);
-  assert.match(marked[3][2], /read as cookie \(the mean/);
+  assert.match(marked[1][2], /uses the embedding of eat$/);
+  assert.match(marked[3][2], /uses the embedding of cookie$/);
   assert.match(await page.textContent('#stage-body .unknown-legend'), /hashed row/);
   const line = await page.textContent('#model-info .unknown-legend');
   assert.match(line, /zorkle \(hashed\)/);
   assert.match(line, /cookies → cookie/);
+  assert.match(line, /ate → eat/);
   await shot(page, 'train-en-unknown', '#walkthrough');
   assert.deepEqual(errors, []);
   await context.close();
@@ -309,7 +312,7 @@ test("a failure is said in the learner's language with its code, never as a raw 
   await context.close();
 });
 
-test("one example's gradient equals core.gradientRow: the score of 小猫 is pushed up", async () => {
+test("one example's gradient equals core.gradientRow, and the page says which way 小猫's score moves", async () => {
   const { core } = await setup();
   for (const locale of ['en-US', 'zh-CN']) {
     const { page, errors, open, context } = await newPage({ locale });
@@ -336,14 +339,28 @@ test("one example's gradient equals core.gradientRow: the score of 小猫 is pus
       assert.equal(c.row, 4);
       assert.ok(Math.abs(c.value - g.heads[c.head].d_scores[c.col]) < 1e-6, `${c.head} ${c.col}`);
     }
+    // a head pushes 小猫's score up when the loss falls as it rises (d_scores < 0)
+    const ups = g.heads.map((h) => h.d_scores[0] < 0);
+    assert.ok(ups.some(Boolean), 'some head pushes the antecedent 小猫 up');
     for (const c of shown.filter((x) => x.col === 0))
-      assert.ok(c.up, `head ${c.head + 1}: 小猫 pushed up`);
+      assert.equal(c.up, ups[c.head], `head ${c.head + 1}: 小猫 shown pushed the core's way`);
     assert.ok(
       Math.abs(Number(await page.getAttribute('#gradient-body .grad-loss', 'data-loss')) - g.loss) <
         1e-6,
     );
     const why = await page.textContent('#gradient-body .grad-why');
-    assert.match(why, locale === 'en-US' ? /pushes the score of 小猫 up/ : /把 小猫 的分数往上推/);
+    if (ups.every(Boolean))
+      assert.match(
+        why,
+        locale === 'en-US' ? /pushes the score of 小猫 up,/ : /把 小猫 的分数往上推，/,
+      );
+    else
+      assert.match(
+        why,
+        locale === 'en-US'
+          ? /pushes the score of 小猫 up in head \d+, .* down in head \d+/
+          : /在第 \d+ 个头里把 小猫 的分数往上推.*在第 \d+ 个头/,
+      );
     await shot(page, `train-${locale.slice(0, 2)}-gradient`, '#train');
     // another target: the numbers follow
     await page.selectOption('#grad-target', '2');

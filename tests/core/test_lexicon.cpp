@@ -34,11 +34,11 @@ TEST_CASE("Lexicon::from_tsv") {
 TEST_CASE("Lexicon::add keeps max_zh_length in code points") {
   ap::Lexicon lex;
   CHECK(lex.max_zh_length() == 1);
-  lex.add("开心", {"zh", "adj"});
+  lex.add("开心", {"zh", "adj", ""});
   CHECK(lex.max_zh_length() == 2);
-  lex.add("extraordinarily", {"en", "adverb"});  // English never widens the Chinese search
+  lex.add("extraordinarily", {"en", "adverb", ""});  // English never widens the Chinese search
   CHECK(lex.max_zh_length() == 2);
-  lex.add("开心", {"zh", "feeling"});
+  lex.add("开心", {"zh", "feeling", ""});
   CHECK(lex.size() == 2);
   CHECK(lex.find("开心")->category == "feeling");
 }

@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "corpus.hpp"
+#include "default_model.hpp"
 #include "error.hpp"
 #include "evaluation.hpp"
 #include "inference.hpp"
+#include "lexicon.hpp"
 #include "model_file.hpp"
 #include "rng.hpp"
 #include "test_util.hpp"
@@ -410,6 +412,51 @@ TEST_CASE("Vocabulary::from_lexicon_tsv keeps file order, skips comments and dup
   REQUIRE(v.size() == 2 + 3);
   CHECK(v.word(0) == "小猫");
   CHECK(v.word(1) == "it");
+}
+
+TEST_CASE("Vocabulary: a read-as word has no row and uses its target's") {
+  const std::string tsv =
+      "兔子\tzh\tanimal\nshark\ten\tanimal\tanimal\nanimal\ten\tanimal\n"
+      "小白兔\tzh\tanimal\t兔子\nghost\ten\tperson\tnobody\n";
+  const ap::Vocabulary v = ap::Vocabulary::from_lexicon_tsv(tsv, 2);
+  REQUIRE(v.size() == 2 + 3);  // 兔子, animal and the fallback rows: no row for a read-as word
+  CHECK(v.word(1) == "animal");
+  CHECK(v.read_as_count() == 2);  // ghost's target is no vocabulary word: it stays unknown
+  const ap::Lexicon lex = ap::Lexicon::from_tsv(tsv);
+  REQUIRE(lex.find("小白兔") != nullptr);
+  CHECK(lex.find("小白兔")->read_as == "兔子");
+  CHECK(lex.find("小白兔")->category == "animal");
+  CHECK(lex.find("兔子")->read_as.empty());
+  const std::vector<ap::Token> t = ap::tokenize("小白兔 shark Sharks ghost", lex);
+  REQUIRE(t.size() == 4);
+  CHECK(t[0].text == "小白兔");  // one token: segmentation knows the word
+  CHECK(v.id(t[0]) == v.find("兔子"));
+  CHECK(v.pieces(t[0]) == std::vector<int>{v.find("兔子")});
+  CHECK_FALSE(v.knows(t[0]));  // marked as not in the vocabulary on the page
+  CHECK(v.id(t[1]) == v.find("animal"));
+  CHECK(v.pieces(t[2]) == std::vector<int>{v.find("animal")});  // sharks -> shark -> animal
+  CHECK(v.is_fallback(v.id(t[3])));
+  CHECK(v.pieces(t[3]).empty());
+  ap::Vocabulary saved = ap::Vocabulary::from_saved(v.words(), 2);  // as a model file stores it
+  CHECK(saved.read_as_count() == 0);
+  saved.add_read_as(lex);
+  CHECK(saved.id(t[0]) == v.find("兔子"));
+}
+
+TEST_CASE("the built-in lexicon: every read-as target is a row of the shipped model") {
+  const ap::TrainedModel& m = ap::default_model();
+  int read_as = 0;
+  for (const auto& [word, e] : ap::default_lexicon().entries()) {
+    if (e.read_as.empty()) continue;
+    ++read_as;
+    CAPTURE(word);
+    CHECK(m.vocab.find(word) < 0);
+    CHECK(m.vocab.read_as(word) == m.vocab.find(e.read_as));
+    REQUIRE(m.vocab.find(e.read_as) >= 0);
+    CHECK(ap::default_lexicon().find(e.read_as)->category == e.category);
+  }
+  CHECK(read_as == m.vocab.read_as_count());
+  CHECK(read_as > 1000);
 }
 
 TEST_CASE("trace_text_with_model: the model's shape and weights; the learner's switches") {

@@ -143,7 +143,8 @@ TEST_CASE("the generated corpus: every line tokenizes as stored; the split is cl
   for (const char* seed : {"我爱你", "苹果很好吃"}) CHECK(train_text.count(seed) == 1);
   // the hand-written sets (their seed sentences too) are in neither split
   int held_lines = 0;
-  for (const char* name : {"handwritten.tsv", "handwritten2.tsv", "heldout.tsv"}) {
+  for (const char* name :
+       {"handwritten.tsv", "handwritten2.tsv", "handwritten3.tsv", "heldout.tsv"}) {
     std::istringstream in(read_file(kDataDir + "/eval/" + name));
     for (std::string line; std::getline(in, line);) {
       if (line.empty() || line[0] == '#') continue;

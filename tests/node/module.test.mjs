@@ -426,14 +426,17 @@ test('detail leaves out layers and guesses and nothing else; one card per model,
   );
 });
 
-test("one example's gradient: the loss pushes 它 -> 小猫 up; a custom model round-trips", () => {
+test("one example's gradient: some head pushes 它 -> 小猫 up; a custom model round-trips", () => {
   const g = core.gradientRow('小猫吃鱼，它很开心', {}, 4, 0);
   assert.equal(g.target_word, '小猫');
   assert.ok(g.probability > 0.5 && g.loss > 0);
-  for (const h of g.heads) {
-    assert.ok(h.d_scores[0] < 0, 'negative gradient = push the score of 小猫 up');
-    assert.ok(Math.abs(h.d_scores.reduce((a, b) => a + b, 0)) < 1e-5);
-  }
+  // a negative gradient pushes the score of 小猫 up (a head may push it down where its value
+  // vector points elsewhere); each head's pushes add up to zero, as a softmax's do
+  assert.ok(
+    g.heads.some((h) => h.d_scores[0] < 0),
+    'some head pushes the score of 小猫 up',
+  );
+  for (const h of g.heads) assert.ok(Math.abs(h.d_scores.reduce((a, b) => a + b, 0)) < 1e-5);
   assert.throws(
     () => core.gradientRow('小猫吃鱼', { model: 'random' }, 0, 0),
     (e) => e.code === 'needs_trained_model',

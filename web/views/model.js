@@ -97,7 +97,8 @@ export class ModelInfoView {
     const tokens = result.tokens;
     const q = state.q;
     const g = guesses && guesses[q];
-    // "cookies → cookie" for a word read through known words inside it, "zork (hashed)" else
+    // "小白兔 → 兔子" for a word read as another, "bedroom → bed + room" for one read through
+    // known words inside it, "zork (hashed)" else
     const unknown = [
       ...new Set(
         result.token_details

@@ -69,7 +69,9 @@ export class TokensStage {
         title: !unknown
           ? null
           : tok.read_as && tok.read_as.length
-            ? t('model.readAsMark', { pieces: tok.read_as.join(' + ') })
+            ? t(tok.read_as.length === 1 ? 'model.readAsOne' : 'model.readAsMark', {
+                pieces: tok.read_as.join(' + '),
+              })
             : t('model.unknownMark'),
         'data-unknown': unknown ? '1' : null,
       },
