@@ -86,7 +86,17 @@ export class LimitsView {
     this.shown = key;
     const parts = [];
     if (unknown.length) {
-      const words = [...new Set(unknown.map((i) => tokens[i]))];
+      // each word with what it is read as, if anything (小白兔 → 兔子)
+      const words = [
+        ...new Set(
+          unknown.map((i) => {
+            const via = result.token_details[i].read_as;
+            return via && via.length
+              ? t('model.readAs', { tok: tokens[i], pieces: via.join(' + ') })
+              : tokens[i];
+          }),
+        ),
+      ];
       const p = el('p', { class: 'limit limit-unknown' });
       setSays(
         p,
