@@ -7,9 +7,9 @@
 //     vocabulary word (the vocabulary is the lexicon's words that have a row of their own, in file
 //     order);
 //   - a lexicon word with a fourth column, "read as", has no row of its own: it uses the row of
-//     that vocabulary word, one of the same kind (熊猫 -> 动物, nephew -> boy). This is how a small
-//     vocabulary covers the everyday words learners type at the cost of a lexicon line, not an
-//     embedding row: the model knows such a word only as its kind;
+//     that vocabulary word, one of the same kind (小白兔 -> 兔子, nephew -> boy). This is how
+//     a small vocabulary covers the everyday words learners type at the cost of a lexicon
+//     line, not an embedding row: the model knows such a word only as its kind;
 //   - otherwise an English word is read through vocabulary words that carry part of its meaning
 //     (pieces()): the word without its inflection (cookies -> cookie, stopped -> stop, Ben's ->
 //     ben) or, failing that, the whole word split into vocabulary words of 3+ letters (bedroom ->
