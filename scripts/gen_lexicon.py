@@ -1138,7 +1138,7 @@ NOUN_TYPES = {"pm", "pf", "pn", "p", "ppl", "a", "apl", "f", "fd", "o", "ord", "
 ADJ_FOR = {"person": ("ja", "jp"), "animal": ("ja", "jp"), "object": ("jo",), "food": ("jf",),
            "place": ("jl",)}
 # What a generic template says about its antecedent ({R:pred>X}): a phrase that fits X's kind,
-# so that a predicate such as 跑 得 很 快 or "swam away" is seen where the kinds alone decide, not
+# so that a predicate such as 跑 得 很 快 or "swam" is seen where the kinds alone decide, not
 # only in the minimal pairs where it picks between two nouns of one kind. {g} is a word of
 # adjective group g, {v.g} a verb of group g (English: {v.g/form}).
 PREDICATES = {
@@ -1328,6 +1328,10 @@ def lexicon_rows():
                 raise SystemExit("read-as target %r (%s) is not a vocabulary word" % (target, lang))
             seen[(w, lang)] = own[(target, lang)]
             rows.append((w, lang, "", target))  # its category is the target's
+    # CMakeLists.txt drops every line from a '#' on when it compiles the lexicon in
+    bad = [r[0] for r in rows if "#" in r[0]]
+    if bad:
+        raise SystemExit("lexicon words may not contain '#': %s" % " ".join(bad))
     return rows
 
 
