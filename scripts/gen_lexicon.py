@@ -286,9 +286,10 @@ EN_OTHER = [
     ("pronoun", "him her"),
     ("speaker", "us"),
     ("pronoun", "them"),
+    ("pronoun", "his its their"),
     ("adverb", "very too not so really then"),
     ("function", "the a an and but because when after that this in on at to into with by of "
-                 "from his its their my your was were is are didn't wasn't couldn't yesterday "
+                 "from my your was were is are didn't wasn't couldn't yesterday "
                  "today now did would go since as who which tried could through over"),
     ("punct", ", . ! ? ; :"),
 ]
@@ -960,6 +961,13 @@ ZH_TEMPLATES += [
     ("zg08", "{X:an} {V:v.see} {Y:n} ， {Z:an} 也 {V2:v.see} {P:obj>Y}", "P>Y V>Y V2>P"),
     ("zg09", "{X:an} {V:v.anim} 了 {Y:an} ， 因为 {P:subj>X} {R:pred>X}", "P>X V>Y"),
     ("zg10", "{X:an} {V:v.anim} 了 {Y:an} ， 因为 {P:subj>Y} {R:pred>Y}", "P>Y V>Y"),
+    # pronouns as objects and possessives, and plurals
+    ("zg11", "{X:an} 把 {Y:in} 丢 在 {L:l} 里 了 ， {Z:an} 找到 了 {P:obj>Y}", "P>Y 找到>P"),
+    ("zg12", "{X:an} {V:v.anim} 了 {Y:an} ， 可是 {Z:an} 不 喜欢 {P:obj>X}", "P>X V>Y"),
+    ("zg13", "{X:an} 在 {L:l} 里 找 {P:poss>X} 的 {O:o}", "P>X 找>O"),
+    ("zg14", "{X:an} 和 {Y:an} 在 {L:l} 里 ， {P:poss>Y} 的 {O:o} {R:pred>O}", "P>Y"),
+    ("zg15", "{X:pn} 们 在 {L:l} 里 {V:v.vi} ， {Y:an} {W:v.see} 了 他们", "他们>X"),
+    ("zg16", "{Y:an} {V:v.anim} 了 {X:pn} 们 ， 因为 他们 {R:pred>X}", "他们>X V>X"),
 ]
 ZH_TEMPLATES += ZH_TEMPLATES_M
 EN_TEMPLATES += EN_TEMPLATES_M
@@ -976,6 +984,15 @@ EN_TEMPLATES += [
      "P>Y V>Y V2>P"),
     ("eg09", "{X:an} {V:v.anim/past} {Y:an} because {P:subj>X} {R:pred>X} .", "P>X V>Y"),
     ("eg10", "{X:an} {V:v.anim/past} {Y:an} because {P:subj>Y} {R:pred>Y} .", "P>Y V>Y"),
+    # pronouns as objects and possessives, and plurals
+    ("eg11", "{X:an} lost {Y:in} in the {L:l} , and {Z:an} found {P:obj>Y} .", "P>Y found>P"),
+    ("eg12", "{X:an} {V:v.anim/past} {Y:an} , but {Z:an} {W:v.anim/past} {P:obj>X} .",
+     "P>X V>Y W>P"),
+    ("eg13", "{X:an} {V:v.obj/past} {P:poss>X} {O:o} in the {L:l} .", "P>X V>O"),
+    ("eg14", "{X:an} and {Y:an} were in the {L:l} ; {P:poss>Y} {O:o} {R:pred>O} .", "P>Y"),
+    ("eg15", "{Y:an} {V:v.anim/past} the {X:ppl} because {P:subj>X} {R:pred>X} .", "P>X V>X"),
+    ("eg16", "The {X:ppl} were in the {L:l} , and {Y:an} {V:v.see/past} {P:obj>X} .", "P>X V>P"),
+    ("eg17", "The {X:ppl} {V:v.obj/past} {P:poss>X} {O:o} .", "P>X V>O"),
 ]
 
 PREFIXES = {  # PREFIX_RATE of the sentences start with one of these
@@ -1055,6 +1072,8 @@ PRONOUN_FIT = {
     "他们": {"plural": 0}, "they": {"plural": 0}, "them": {"plural": 0},
     "它们": {"plural": 0, "animal": 1, "object": 2, "food": 2, "place": 3},
     "她们": {"plural": 0},
+    "his": {"m": 0, "n": 1}, "its": {"animal": 0, "object": 1, "food": 1, "place": 2},
+    "their": {"plural": 0},
 }
 
 
@@ -1152,11 +1171,15 @@ PREDICATES = {
            "object": ["was {jo}", "was very {jo}", "is {jo} now", "was too {jo}"],
            "food": ["was {jf}", "was so {jf}", "is {jf}", "was too {jf}"]},
 }
+PLURAL_VERB = {"was": "were", "is": "are"}  # a predicate about a plural noun (they were tired)
 PRONOUN_FOR = {
     "zh": {"m": ["他"], "f": ["她"], "n": ["他", "她"], "thing": ["它"], "plural": ["他们"]},
     "en-subj": {"m": ["he"], "f": ["she"], "n": ["he", "she"], "thing": ["it"], "plural": ["they"]},
     "en-obj": {"m": ["him"], "f": ["her"], "n": ["him", "her"], "thing": ["it"], "plural": ["them"]},
+    "en-poss": {"m": ["his"], "f": ["her"], "n": ["his", "her"], "thing": ["its"],
+                "plural": ["their"]},
 }
+COMPOSE_RATE = 0.6  # a sentence gets a distractor clause (distractor, compose)
 PREFIX_RATE = 0.25  # a sentence starts with a time or place phrase
 ADJ_RATE = 0.15     # a noun gets an adjective in front of it
 
@@ -1166,6 +1189,72 @@ def pronoun_for(lang, form, tokens, i, rng):
     key = next((k for k in ("plural", "m", "f", "n") if k in kinds), "thing")
     table = PRONOUN_FOR["zh" if lang == "zh" else "en-" + form]
     return rng.pick(table[key])
+
+
+def case_en(tokens):
+    """English, in place: articles agree; names, "I", the first word and the word after a full
+    stop are capitalised (and every other word is not)."""
+    for i, t in enumerate(tokens):
+        if t != "I":
+            tokens[i] = t.lower()
+    for i in range(len(tokens) - 1):
+        if tokens[i] in ("a", "an"):
+            tokens[i] = "an" if tokens[i + 1][0] in "aeiou" else "a"
+    for i, t in enumerate(tokens):
+        if t in EN_NAMES:
+            tokens[i] = t.capitalize()
+        if (i == 0 or tokens[i - 1] in (".", "!", "?")) and t[0].islower():
+            tokens[i] = t[0].upper() + t[1:]
+
+
+CLAUSE_END = {"zh": "，", "en": ","}
+
+
+def distractor(lang, plain, rng):
+    """A clause with nouns and no pronoun: the first clause of a random plain sentence, or None."""
+    got = fill(lang, plain[rng.below(len(plain))], rng)
+    if got is None:
+        return None
+    tokens = got[0]
+    cut = next((k for k, t in enumerate(tokens) if t in ("，", ",", ";", ".")), len(tokens))
+    clause = tokens[:cut]
+    nouns = [t for t in clause if t.lower() in LANG[lang]["nouns"]]
+    if len(clause) < 2 or not nouns or any(t.lower() in PRONOUN_FIT for t in clause):
+        return None
+    return clause
+
+
+def compose(lang, tokens, targets, clause, middle):
+    """tokens with `clause` put in front of them, or after their first clause (middle), and the
+    targets moved with it; None when a pronoun's antecedent would change. A target the category
+    rule decides must still be the rule's; one decided by meaning must have no noun of the clause
+    that the pronoun could refer to."""
+    sep = CLAUSE_END[lang]
+    first = next((k for k, t in enumerate(tokens) if t in ("，", ",", ";")), None)
+    if middle and first is not None:
+        at, piece = first + 1, clause + [sep]
+    else:
+        at, piece = 0, clause + [sep]
+    out = tokens[:at] + piece + tokens[at:]
+    if lang == "en":
+        case_en(out)
+    moved = []
+    for t in targets:
+        kind, ij = t.split(":")
+        i, j = (int(x) for x in ij.split(">"))
+        i2, j2 = (x + len(piece) if x >= at else x for x in (i, j))
+        if kind == "pron":
+            if check_pronoun(lang, tokens, i, j):
+                if not check_pronoun(lang, out, i2, j2):
+                    return None
+            else:
+                fit = PRONOUN_FIT[tokens[i].lower()]
+                for k in range(at, at + len(clause)):
+                    if out[k].lower() in LANG[lang]["nouns"] and any(
+                            x in fit for x in noun_kind(lang, out, k)):
+                        return None
+        moved.append("%s:%d>%d" % (kind, i2, j2))
+    return out, moved
 
 
 def fill(lang, template, rng):
@@ -1201,17 +1290,18 @@ def fill(lang, template, rng):
         if sep == ">":  # a pronoun or an adjective that fits the word in slot `arg`
             if arg not in slots:
                 raise SystemExit("template %s: %s refers to a later slot" % (tid, item))
-            if typ in ("subj", "obj"):
+            if typ in ("subj", "obj", "poss"):
                 slots[name] = len(tokens)
                 tokens.append(pronoun_for(lang, typ, tokens, slots[arg], rng))
                 continue
             cat = L["nouns"][tokens[slots[arg]].lower()][0]
             if typ == "pred":
                 group = "animate" if cat in ("person", "animal") else cat
+                plural = "plural" in noun_kind(lang, tokens, slots[arg])
                 for part in rng.pick(PREDICATES[lang][group]).split():
                     g = re.fullmatch(r"\{v\.(\w+)(?:/(\w+))?\}|\{(\w+)\}", part)
                     if not g:
-                        literal(part)
+                        literal(PLURAL_VERB.get(part, part) if lang == "en" and plural else part)
                     elif g.group(1):
                         v = rng.pick(L["verb"][g.group(1)])
                         literal(EN_FORMS[v][g.group(2)] if g.group(2) else v)
@@ -1250,17 +1340,8 @@ def fill(lang, template, rng):
                 tokens.extend([adj] if lang == "en" else [adj, "的"])
         slots[name] = len(tokens)
         tokens.append(w)
-    # English: articles agree, names, "I", the first word and the word after a full stop are
-    # capitalised.
     if lang == "en":
-        for i in range(len(tokens) - 1):
-            if tokens[i] == "a" and tokens[i + 1][0] in "aeiou":
-                tokens[i] = "an"
-        for i, t in enumerate(tokens):
-            if t in EN_NAMES:
-                tokens[i] = t.capitalize()
-            if (i == 0 or tokens[i - 1] in (".", "!", "?")) and t[0].islower():
-                tokens[i] = t[0].upper() + t[1:]
+        case_en(tokens)
     targets = []
     if tspec != "-":
         for pair in tspec.split():
@@ -1277,6 +1358,16 @@ def fill(lang, template, rng):
             if kind == "pron" and not by_meaning and not check_pronoun(lang, tokens, i, j):
                 return None
             targets.append("%s:%d>%d" % (kind, i, j))
+    # a pronoun the template left without a target (her in "Anna and her dog") gets the category
+    # rule's antecedent when that is unique and earlier; else it stays without one (我爱他)
+    done = {int(t.split(":")[1].split(">")[0]) for t in targets}
+    for i, t in enumerate(tokens):
+        if i in done or t.lower() not in PRONOUN_FIT:
+            continue
+        for j in range(i):
+            if tokens[j].lower() in LANG[lang]["nouns"] and check_pronoun(lang, tokens, i, j):
+                targets.append("pron:%d>%d" % (i, j))
+                break
     return tokens, targets
 
 
@@ -1369,7 +1460,8 @@ def main():
     rng = Rng(SEED)
     # the hand-written sets (dev and held-out) never enter the corpus, not even by chance
     held = set()
-    for name in ("handwritten.tsv", "handwritten2.tsv", "handwritten3.tsv", "heldout.tsv"):
+    for name in ("handwritten.tsv", "handwritten2.tsv", "handwritten3.tsv", "heldout.tsv",
+                 "heldout2.tsv"):
         with open(os.path.join(ROOT, "src", "data", "eval", name), encoding="utf-8") as f:
             for line in f:
                 if line.strip() and not line.startswith("#"):
@@ -1383,6 +1475,8 @@ def main():
     for pt in PAIR_TEMPLATES:
         templates += [(pt[0], pt)] * PAIR_WEIGHT
     templates += [(pt[0], pt) for pt in VERB_PAIR_TEMPLATES]
+    plain = {lang: [t for t in group if t[2] != "-"]
+             for lang, group in (("zh", ZH_TEMPLATES), ("en", EN_TEMPLATES))}
     want = N_TRAIN + N_TEST
     while len(lines) < want:
         lang, tpl = templates[rng.below(len(templates))]
@@ -1394,6 +1488,14 @@ def main():
             made = [(tpl[1] + "a", a), (tpl[1] + "b", b)]
         else:
             made = [(tpl[0], fill(lang, tpl, rng))]
+        if all(got is not None for _, got in made) and rng.chance(COMPOSE_RATE):
+            clause = distractor(lang, plain[lang], rng)
+            middle = rng.chance(0.5)
+            if clause is not None:
+                both = [(tid + "+", compose(lang, got[0], got[1], clause, middle))
+                        for tid, got in made]
+                if all(got is not None for _, got in both):
+                    made = both
         if any(got is None or not tokens_ok(lang, got[0]) for _, got in made):
             rejected[tpl[1] if len(tpl) == 6 else tpl[0]] = rejected.get(tpl[0], 0) + 1
             if rejected[tpl[1] if len(tpl) == 6 else tpl[0]] > 20000:

@@ -269,7 +269,7 @@ export function coreSettings(state) {
 }
 
 /** The focus token for q = -1 (a new text nobody picked a token of): the first third-person
- *  pronoun (它 他 她 它们 他们 it he she they him her them, as the core's tokenizer marks them),
+ *  pronoun (它 他 她 它们 他们 it he she they him her them his its their, as the core's tokenizer marks them),
  *  else token 0. details: the trace's token_details. */
 export function defaultFocus(details) {
   return Math.max(

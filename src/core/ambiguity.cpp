@@ -18,11 +18,11 @@ std::vector<std::string> pronoun_referents(const Token& t, const Lexicon& lex) {
   const std::string key = lexicon_key(t.text, t.kind);
   const Lexicon::Entry* e = lex.find(key);
   if (!e || e->category != "pronoun") return {};
-  if (key == "it" || key == "它") return kThings;
-  if (key == "he" || key == "him" || key == "she" || key == "her" || key == "他" || key == "她" ||
-      key == "他们" || key == "她们")
+  if (key == "it" || key == "its" || key == "它") return kThings;
+  if (key == "he" || key == "him" || key == "his" || key == "she" || key == "her" || key == "他" ||
+      key == "她" || key == "他们" || key == "她们")
     return kPeople;
-  if (key == "they" || key == "them" || key == "它们") return kAny;
+  if (key == "they" || key == "them" || key == "their" || key == "它们") return kAny;
   return {};  // first and second person: the speakers, not an earlier noun
 }
 

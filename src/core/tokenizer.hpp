@@ -20,8 +20,9 @@ struct Token {
   std::size_t byte_end;
   TokenKind kind;
   bool known;  // found in the lexicon (case-insensitively for English); punctuation counts as known
-  // a third-person pronoun (它 他 她 它们 他们 it he she they him her them: the lexicon's
-  // category "pronoun"), which refers back to a noun; the page follows the first one by default
+  // a third-person pronoun (它 他 她 它们 他们 it he she they him her them his its their: the
+  // lexicon's category "pronoun"), which refers back to a noun; the page follows the first one by
+  // default
   bool pronoun = false;
   // set by a trained model for a word it does not know: the vocabulary words it reads it through
   // (vocabulary.hpp's pieces: cookies -> cookie, snowman -> snow man); empty when none fit

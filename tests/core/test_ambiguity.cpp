@@ -67,3 +67,15 @@ TEST_CASE("they may refer to any kind: one entry per kind with two candidates") 
 TEST_CASE("the shipped lexicon knows the seed sentence has one animal before 它") {
   CHECK(ap::same_kind_candidates(ap::tokenize("小猫吃鱼，它很开心")).empty());
 }
+
+TEST_CASE("the shipped lexicon: possessives refer back like the pronouns they come from") {
+  // its like it (things), his like he (people), their like they (any kind)
+  const auto its = ap::same_kind_candidates(ap::tokenize("The dog chased the cat to its bed"));
+  REQUIRE(its.size() == 1);
+  CHECK(its[0].category == "animal");
+  const auto his = ap::same_kind_candidates(ap::tokenize("The boy helped the man with his bag"));
+  REQUIRE(his.size() == 1);
+  CHECK(his[0].category == "person");
+  CHECK(ap::same_kind_candidates(ap::tokenize("The dog chased the cat to his bed")).empty());
+  CHECK(ap::same_kind_candidates(ap::tokenize("The boy helped the man with its bag")).empty());
+}
