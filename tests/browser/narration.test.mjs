@@ -461,6 +461,9 @@ function check(says, text, ctx) {
       }
       const v = verdicts.find((x) => x.pair.a === says.a && x.pair.b === says.b);
       assert.ok(v && v.same, 'every head looks hardest at the same word in both sentences');
+      // the heads compared are the last layer's: the trace's own heads
+      assert.equal(says.layer, core.trace(says.a, ctx.settings).model.layers);
+      has(String(says.layer), 'the last layer');
       says.heads.forEach((hh, h) => {
         assert.equal(hh.ja, v.a[h].j);
         assert.equal(hh.jb, v.b[h].j);

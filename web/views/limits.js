@@ -31,14 +31,15 @@ function tops(trace, i) {
 
 /**
  * A minimal pair traced with `settings`: {pair, a, b} with a/b = {tokens, i (the pronoun), tops}.
- * `same` is true when every head looks hardest at the same word in both sentences: since the
- * one changed word makes the pronoun mean a different noun, then at least one is wrong.
+ * `same` is true when every head of the last layer (the trace's heads) looks hardest at the same
+ * word in both sentences: since the one changed word makes the pronoun mean a different noun, then
+ * at least one is wrong. `layers` is the model's layer count, the number of that last layer.
  */
 export function tracePair(core, pair, settings) {
   const one = (text) => {
     const r = core.trace(text, settings);
     const i = pronounAt(r.tokens, pair.pronoun);
-    return { tokens: r.tokens, i, tops: i < 0 ? [] : tops(r, i) };
+    return { tokens: r.tokens, i, tops: i < 0 ? [] : tops(r, i), layers: r.model?.layers ?? 1 };
   };
   const a = one(pair.a);
   const b = one(pair.b);
@@ -230,7 +231,7 @@ export class LimitsNote {
         ['limits.cannot1', 'limits.cannot2', 'limits.cannot3'].map((k) => el('li', { text: t(k) })),
       ),
     );
-    // the first minimal pair (in the page's language first) that every head gets wrong
+    // the first minimal pair (in the page's language first) that every last-layer head gets wrong
     const order = [...LIMIT_PAIRS].sort(
       (x, y) => Number(y.lang === lang()) - Number(x.lang === lang()),
     );
@@ -265,11 +266,12 @@ export class LimitsNote {
         says(
           t,
           'limits.pair',
-          { a: pair.a, b: pair.b, pronoun: pair.pronoun, list },
+          { a: pair.a, b: pair.b, pronoun: pair.pronoun, list, layer: a.layers },
           {
             a: pair.a,
             b: pair.b,
             pronoun: pair.pronoun,
+            layer: a.layers,
             heads: a.tops.map((x, h) => ({ ja: x.j, jb: b.tops[h].j, pa: x.p, pb: b.tops[h].p })),
           },
         ),
