@@ -1439,6 +1439,103 @@ def write_lexicon(rows, path):
 
 
 # --------------------------------------------------------------------------------------------
+# Hand-written training sentences
+
+# src/data/train/*.tsv: sentences written by hand, with their pronouns' antecedents, in the test
+# sets' format (id, lang, text, targets "pron:QUERY=ANSWER", word#N for the N-th occurrence). They
+# teach frames no template has; each goes into train.tsv NATURAL_REPEAT times, with the template
+# id "hand" (corpus.hpp: such a line may hold words outside the vocabulary).
+NATURAL_DIR = os.path.join(ROOT, "src", "data", "train")
+NATURAL_REPEAT = 4
+
+
+def token_spans(lang, text, zh_words, max_len):
+    """The tokenizer's tokens of text with their [start, end) character offsets."""
+    if lang == "en":
+        return [(m.group(0), m.start(), m.end()) for m in EN_TOKEN.finditer(text)]
+    out, at = [], 0
+    for t in segment_zh(text, zh_words, max_len):
+        if not t.isspace():
+            out.append((t, at, at + len(t)))
+        at += len(t)
+    return out
+
+
+def locate_word(lang, text, spans, word, where):
+    """The index of the last token covering word (word#k: its k-th occurrence), except a
+    Chinese plural suffix 们 after a noun (小朋友们: the noun), as scripts/eval locates answers."""
+    k = 1
+    m = re.fullmatch(r"(.+)#(\d+)", word)
+    if m:
+        word, k = m.group(1), int(m.group(2))
+    pattern = re.escape(word)
+    if lang == "en":
+        pattern = r"(?<![A-Za-z'])" + pattern + r"(?![A-Za-z'])"
+    found = list(re.finditer(pattern, text, flags=re.IGNORECASE if lang == "en" else 0))
+    if len(found) < k:
+        raise SystemExit("%s: %r is not in the text %d times" % (where, word, k))
+    a, b = found[k - 1].start(), found[k - 1].end()
+    covering = [i for i, (_, s, e) in enumerate(spans) if s < b and e > a]
+    if len(covering) > 1 and spans[covering[-1]][0] == "们":
+        return covering[-2]
+    return covering[-1]
+
+
+def overlap_units(lang, text):
+    """What two sentences share when one is a near copy of the other: English words, Chinese
+    character pairs."""
+    t = squash(text) if lang == "zh" else text.lower()
+    if lang == "en":
+        return set(re.findall(r"[a-z']+", t))
+    return {t[i:i + 2] for i in range(len(t) - 1)}
+
+
+# A hand-written training sentence sharing this much (Jaccard) with a test sentence is refused:
+# writers converge on the same everyday sentences, and a near copy would leak the test.
+NEAR_COPY = 0.5
+
+
+def natural_lines(zh_words, max_len, held, tests):
+    """The hand-written training sentences as corpus rows (lang, "hand", text, tokens, targets).
+    tests: (lang, text) of every test sentence."""
+    near = [(lang, overlap_units(lang, text)) for lang, text in tests]
+    rows = []
+    if not os.path.isdir(NATURAL_DIR):
+        return rows
+    for name in sorted(os.listdir(NATURAL_DIR)):
+        if not name.endswith(".tsv"):
+            continue
+        path = os.path.join(NATURAL_DIR, name)
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                line = line.rstrip("\n")
+                if not line or line.startswith("#"):
+                    continue
+                where = "%s line %d" % (path, number)
+                cols = line.split("\t")
+                if len(cols) != 4 or cols[1] not in ("zh", "en"):
+                    raise SystemExit("%s: expected id, zh or en, text, targets" % where)
+                _, lang, text, spec = cols
+                if squash(text) in held:
+                    raise SystemExit("%s: the sentence is in a test set" % where)
+                mine = overlap_units(lang, text)
+                if any(lang == l2 and len(mine & u) >= NEAR_COPY * len(mine | u) for l2, u in near):
+                    raise SystemExit("%s: the sentence is a near copy of a test sentence" % where)
+                spans = token_spans(lang, text, zh_words, max_len)
+                targets = []
+                for item in spec.split():
+                    kind, _, qa = item.partition(":")
+                    q, _, a = qa.partition("=")
+                    if kind != "pron" or not q or not a:
+                        raise SystemExit("%s: bad target %r" % (where, item))
+                    i = locate_word(lang, text, spans, q, where)
+                    j = locate_word(lang, text, spans, a, where)
+                    if i == j or spans[i][0].lower() not in PRONOUN_FIT:
+                        raise SystemExit("%s: %r is not a pronoun of its own" % (where, q))
+                    targets.append("pron:%d>%d" % (i, j))
+                tokens = "|".join(t for t, _, _ in spans)
+                rows += [(lang, "hand", text, tokens, " ".join(targets) or "-")] * NATURAL_REPEAT
+    return rows
 
 
 def main():
@@ -1459,13 +1556,14 @@ def main():
 
     rng = Rng(SEED)
     # the hand-written sets (dev and held-out) never enter the corpus, not even by chance
-    held = set()
+    held, tests = set(), []
     for name in ("handwritten.tsv", "handwritten2.tsv", "handwritten3.tsv", "heldout.tsv",
                  "heldout2.tsv", "heldout3.tsv"):
         with open(os.path.join(ROOT, "src", "data", "eval", name), encoding="utf-8") as f:
             for line in f:
                 if line.strip() and not line.startswith("#"):
                     held.add(squash(line.split("\t")[2]))
+                    tests.append((line.split("\t")[1], line.split("\t")[2]))
     seen = {render(lang, tokens) for lang, _, tokens, _ in SEEDS}  # the seeds go to train.tsv only
     lines, rejected = [], {}
     templates = []
@@ -1509,6 +1607,8 @@ def main():
             lines.append((lang, tid, text, "|".join(tokens), " ".join(targets) or "-"))
 
     test, train = lines[:N_TEST], lines[N_TEST:]
+    natural = natural_lines(zh_words, max_len, held, tests)
+    train += natural
     for lang, tid, tokens, targets in SEEDS:
         if squash(render(lang, tokens)) not in held:
             train.insert(0, (lang, tid, render(lang, tokens), "|".join(tokens), targets))
@@ -1550,8 +1650,10 @@ def main():
           "read as another word zh %d en %d" %
           (len(rows), len(rows) - read_as["zh"] - read_as["en"], nouns["zh"], nouns["en"],
            va["zh"], va["en"], read_as["zh"], read_as["en"]))
-    print("corpus: %d train, %d test sentences; rejected while sampling: %s" %
-          (len(train), len(test), ", ".join("%s=%d" % kv for kv in sorted(rejected.items()))))
+    print("corpus: %d train (%d of them hand-written, each %d times), %d test sentences; "
+          "rejected while sampling: %s" %
+          (len(train), len(natural) // NATURAL_REPEAT, NATURAL_REPEAT, len(test),
+           ", ".join("%s=%d" % kv for kv in sorted(rejected.items()))))
 
 
 if __name__ == "__main__":

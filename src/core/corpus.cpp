@@ -103,16 +103,20 @@ std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, cons
                                          "are out of step; rerun scripts/gen_lexicon");
     }
     Example e;
+    const bool hand = c.template_id == kHandWrittenTemplate;
     for (const Token& t : tokens) {
-      if (!vocab.knows(t) && vocab.read_as(Vocabulary::key(t)) < 0)
+      const bool known = vocab.knows(t) || vocab.read_as(Vocabulary::key(t)) >= 0;
+      if (!known && !hand)
         throw Error("corpus_unknown_word", "corpus line " + std::to_string(c.line_number) + ": \"" +
                                                t.text + "\" is not in the vocabulary");
-      e.ids.push_back(vocab.id(t));
+      const std::vector<int> pieces = known ? std::vector<int>{} : vocab.pieces(t);
+      e.ids.push_back(pieces.size() == 1 ? pieces[0] : vocab.id(t));
       e.punctuation.push_back(t.kind == TokenKind::Punct);
       e.width.push_back(t.kind == TokenKind::Han ? static_cast<int>(decode_utf8(t.text).size())
                                                  : 1);
     }
     e.targets = c.targets;
+    e.verbs_marked = !hand;
     out.push_back(std::move(e));
   }
   return out;

@@ -29,6 +29,12 @@ struct CorpusLine {
 // Throws ap::Error("bad_corpus") naming the line of the first malformed entry.
 std::vector<CorpusLine> parse_corpus(std::string_view tsv);
 
+// The template id of a hand-written training sentence (src/data/train/*.tsv, copied into the
+// corpus by scripts/gen_lexicon). Only such a line may hold words outside the vocabulary: each
+// becomes the row the page reads it through (its one piece, e.g. cookies -> cookie) or its hashed
+// row, as when the model traces the sentence.
+constexpr const char* kHandWrittenTemplate = "hand";
+
 // A corpus sentence ready for the model.
 struct Example {
   std::vector<int> ids;           // n vocabulary rows
@@ -36,11 +42,14 @@ struct Example {
   std::vector<int> width;         // n: tokens the word becomes when unknown (Chinese: one a
                                   // character, as the tokenizer splits it; else 1)
   std::vector<CorpusTarget> targets;
+  // false for a hand-written sentence: its pronouns carry targets, its verbs none, so a verb
+  // without a target there is no evidence that the verb head should stay on it
+  bool verbs_marked = true;
 };
 
 // Tokenizes every line's text with lex, checks the tokens are exactly the corpus's (else
-// ap::Error("corpus_mismatch"): regenerate with scripts/gen_lexicon) and that the vocabulary knows
-// them (else "corpus_unknown_word").
+// ap::Error("corpus_mismatch"): regenerate with scripts/gen_lexicon) and, except in hand-written
+// lines (kHandWrittenTemplate), that the vocabulary knows them (else "corpus_unknown_word").
 std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, const Vocabulary& vocab,
                                       const Lexicon& lex);
 

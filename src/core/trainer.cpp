@@ -151,6 +151,7 @@ double Trainer::step() {
   // pass 1: pick the batch, with the occasional unknown word swapped in
   std::vector<std::vector<int>> ids;
   std::vector<std::vector<CorpusTarget>> targets;  // ids[b]'s targets, moved past unknown runs
+  std::vector<bool> verbs_marked;                  // ids[b]'s Example::verbs_marked
   std::size_t n_targets = 0;
   for (int b = 0; b < config_.batch; ++b) {
     if (cursor_ == order_.size()) {
@@ -163,6 +164,7 @@ double Trainer::step() {
     n_targets += x.targets.size();
     ids.push_back(std::move(x.ids));
     targets.push_back(std::move(x.targets));
+    verbs_marked.push_back(e.verbs_marked);
   }
   if (n_targets == 0) {
     ++step_;
@@ -212,7 +214,8 @@ double Trainer::step() {
         for (int i = 0; i < n; ++i) {
           if (!is_pronoun[static_cast<std::size_t>(i)])
             point(last, config_.pronoun_head, i, i, rows);
-          if (!is_verb[static_cast<std::size_t>(i)]) point(last, config_.verb_head, i, i, rows);
+          if (!is_verb[static_cast<std::size_t>(i)] && verbs_marked[b])
+            point(last, config_.verb_head, i, i, rows);
         }
     }
     const float prev = config_.previous_supervision * scale;
