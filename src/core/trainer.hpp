@@ -11,10 +11,12 @@
 // argument (verb_head): such heads are trained to point, which the model's info says. The same
 // loss, with weight row_supervision per row, sends those two heads' other rows (tokens that are not
 // their pronoun or verb) to the token itself, so the two heads keep apart: one links pronouns, the
-// other verbs, and neither copies the other's job. With previous_supervision > 0 and two or more
-// layers, head previous_head of the first layer is taught to look at the token just before (the
-// first token at itself): a previous-token head whose output the later layers can read. (Leaving
-// its pronoun and verb rows free, or dropping it, did not help the coreference head.)
+// other verbs, and neither copies the other's job (the verb head's rows only in sentences whose
+// verbs carry targets: not in the hand-written ones, Example::verbs_marked). With
+// previous_supervision > 0 and two or more layers, head previous_head of the first layer is taught
+// to look at the token just before (the first token at itself): a previous-token head whose output
+// the later layers can read. (Leaving its pronoun and verb rows free, or dropping it, did not help
+// the coreference head.)
 //
 // Shapes: n tokens, d_model, h heads, d_k per head, d_ff, L layers, V vocabulary rows.
 #pragma once

@@ -139,6 +139,9 @@ TEST_CASE("prepare_examples: tokens must agree with the tokenizer and the vocabu
   REQUIRE(v.pieces(toks[2]).size() == 1);
   CHECK(hand[0].ids[2] == v.pieces(toks[2])[0]);  // cookies -> cookie, as the page reads it
   CHECK(hand[0].ids[2] == v.find("cookie"));
+  // its verbs carry no targets, so the trainer leaves the verb head's rows there free
+  CHECK_FALSE(hand[0].verbs_marked);
+  CHECK(e[0].verbs_marked);
 }
 
 TEST_CASE("the generated corpus: every line tokenizes as stored; the split is clean") {
