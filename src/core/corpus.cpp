@@ -114,9 +114,14 @@ std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, cons
       e.punctuation.push_back(t.kind == TokenKind::Punct);
       e.width.push_back(t.kind == TokenKind::Han ? static_cast<int>(decode_utf8(t.text).size())
                                                  : 1);
+      if (hand) {
+        const Lexicon::Entry* entry = lex.find(Vocabulary::key(t));
+        if (entry != nullptr && entry->category.empty() && !entry->read_as.empty())
+          entry = lex.find(entry->read_as);  // a read-as word has its target's category
+        e.verb_free.push_back(entry == nullptr || entry->category == "verb");
+      }
     }
     e.targets = c.targets;
-    e.verbs_marked = !hand;
     out.push_back(std::move(e));
   }
   return out;

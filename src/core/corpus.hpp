@@ -42,9 +42,11 @@ struct Example {
   std::vector<int> width;         // n: tokens the word becomes when unknown (Chinese: one a
                                   // character, as the tokenizer splits it; else 1)
   std::vector<CorpusTarget> targets;
-  // false for a hand-written sentence: its pronouns carry targets, its verbs none, so a verb
-  // without a target there is no evidence that the verb head should stay on it
-  bool verbs_marked = true;
+  // n flags, or none: the tokens whose verb-head row the trainer leaves free. In a hand-written
+  // sentence the pronouns carry targets and the verbs none, so its verbs (and words outside the
+  // lexicon, which may be verbs) are set: their rows give no evidence that the verb head should
+  // stay on them. Every other row there, as in a generated sentence, is taught to stay on itself.
+  std::vector<bool> verb_free;
 };
 
 // Tokenizes every line's text with lex, checks the tokens are exactly the corpus's (else

@@ -134,6 +134,7 @@ Noised add_unknowns(const Example& e, const Vocabulary& vocab, const TrainConfig
       moved[i] = static_cast<int>(out.ids.size());
       out.ids.push_back(e.ids[i]);
     }
+    if (!e.verb_free.empty()) out.verb_free.resize(out.ids.size(), e.verb_free[i]);
   }
   out.targets = e.targets;
   for (CorpusTarget& c : out.targets) {
@@ -151,7 +152,7 @@ double Trainer::step() {
   // pass 1: pick the batch, with the occasional unknown word swapped in
   std::vector<std::vector<int>> ids;
   std::vector<std::vector<CorpusTarget>> targets;  // ids[b]'s targets, moved past unknown runs
-  std::vector<bool> verbs_marked;                  // ids[b]'s Example::verbs_marked
+  std::vector<std::vector<bool>> verb_free;        // ids[b]'s Noised::verb_free
   std::size_t n_targets = 0;
   for (int b = 0; b < config_.batch; ++b) {
     if (cursor_ == order_.size()) {
@@ -164,7 +165,7 @@ double Trainer::step() {
     n_targets += x.targets.size();
     ids.push_back(std::move(x.ids));
     targets.push_back(std::move(x.targets));
-    verbs_marked.push_back(e.verbs_marked);
+    verb_free.push_back(std::move(x.verb_free));
   }
   if (n_targets == 0) {
     ++step_;
@@ -214,7 +215,9 @@ double Trainer::step() {
         for (int i = 0; i < n; ++i) {
           if (!is_pronoun[static_cast<std::size_t>(i)])
             point(last, config_.pronoun_head, i, i, rows);
-          if (!is_verb[static_cast<std::size_t>(i)] && verbs_marked[b])
+          const std::vector<bool>& free = verb_free[b];
+          if (!is_verb[static_cast<std::size_t>(i)] &&
+              (free.empty() || !free[static_cast<std::size_t>(i)]))
             point(last, config_.verb_head, i, i, rows);
         }
     }

@@ -11,8 +11,8 @@
 // argument (verb_head): such heads are trained to point, which the model's info says. The same
 // loss, with weight row_supervision per row, sends those two heads' other rows (tokens that are not
 // their pronoun or verb) to the token itself, so the two heads keep apart: one links pronouns, the
-// other verbs, and neither copies the other's job (the verb head's rows only in sentences whose
-// verbs carry targets: not in the hand-written ones, Example::verbs_marked). With
+// other verbs, and neither copies the other's job (in a hand-written sentence, whose verbs carry
+// no targets, the verb head's rows at its verbs are left free: Example::verb_free). With
 // previous_supervision > 0 and two or more layers, head previous_head of the first layer is taught
 // to look at the token just before (the first token at itself): a previous-token head whose output
 // the later layers can read. (Leaving its pronoun and verb rows free, or dropping it, did not help
@@ -69,6 +69,7 @@ void validate(const TrainConfig& c);
 struct Noised {
   std::vector<int> ids;
   std::vector<CorpusTarget> targets;
+  std::vector<bool> verb_free;  // per id, from Example::verb_free (empty when that is)
 };
 Noised add_unknowns(const Example& e, const Vocabulary& vocab, const TrainConfig& config, Rng& rng);
 

@@ -139,9 +139,20 @@ TEST_CASE("prepare_examples: tokens must agree with the tokenizer and the vocabu
   REQUIRE(v.pieces(toks[2]).size() == 1);
   CHECK(hand[0].ids[2] == v.pieces(toks[2])[0]);  // cookies -> cookie, as the page reads it
   CHECK(hand[0].ids[2] == v.find("cookie"));
-  // its verbs carry no targets, so the trainer leaves the verb head's rows there free
-  CHECK_FALSE(hand[0].verbs_marked);
-  CHECK(e[0].verbs_marked);
+  // its verbs carry no targets, so the trainer leaves the verb head's rows at its verbs (and at
+  // words outside the lexicon) free, and no row of a generated sentence
+  CHECK(hand[0].verb_free == std::vector<bool>{true, true, true});
+  const std::vector<ap::Example> hand2 = ap::prepare_examples(
+      ap::parse_corpus("zh\thand\t小猫吃鱼\t小猫|吃|鱼\t-\n"), v, ap::default_lexicon());
+  REQUIRE(hand2.size() == 1);
+  CHECK(hand2[0].verb_free == std::vector<bool>{false, true, false});
+  CHECK(e[0].verb_free.empty());
+  // add_unknowns keeps one flag per token, a swapped Chinese word's flag on each of its rows
+  ap::TrainConfig all;
+  all.unknown_rate = 1.0f;
+  ap::Rng rng(3);
+  const ap::Noised n = ap::add_unknowns(hand2[0], v, all, rng);
+  CHECK(n.verb_free == std::vector<bool>{false, false, true, false});
 }
 
 TEST_CASE("the generated corpus: every line tokenizes as stored; the split is clean") {
