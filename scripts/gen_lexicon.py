@@ -1463,7 +1463,8 @@ def token_spans(lang, text, zh_words, max_len):
 
 def locate_word(lang, text, spans, word, where):
     """The index of the last token covering word (word#k: its k-th occurrence), except a
-    Chinese plural suffix 们 after a noun (小朋友们: the noun), as scripts/eval locates answers."""
+    Chinese plural suffix 们 after a noun (小朋友们: the noun). spans: (token, start, end) in
+    characters of text. scripts/eval locates the test sets' words with it too."""
     k = 1
     m = re.fullmatch(r"(.+)#(\d+)", word)
     if m:
@@ -1476,6 +1477,8 @@ def locate_word(lang, text, spans, word, where):
         raise SystemExit("%s: %r is not in the text %d times" % (where, word, k))
     a, b = found[k - 1].start(), found[k - 1].end()
     covering = [i for i, (_, s, e) in enumerate(spans) if s < b and e > a]
+    if not covering:
+        raise SystemExit("%s: no token covers %r" % (where, word))
     if len(covering) > 1 and spans[covering[-1]][0] == "们":
         return covering[-2]
     return covering[-1]
