@@ -30,9 +30,9 @@ struct CorpusLine {
 std::vector<CorpusLine> parse_corpus(std::string_view tsv);
 
 // The template id of a hand-written training sentence (src/data/train/*.tsv, copied into the
-// corpus by scripts/gen_lexicon). Only such a line may hold words outside the vocabulary: each
-// becomes the row the page reads it through (its one piece, e.g. cookies -> cookie) or its hashed
-// row, as when the model traces the sentence.
+// corpus by scripts/gen_lexicon). Only such a line may hold words outside the vocabulary: one read
+// through a single piece gets that row (cookies -> cookie), as when the model traces it; any
+// other gets its hashed row (a trace would average several pieces; a training id is one row).
 constexpr const char* kHandWrittenTemplate = "hand";
 
 // A corpus sentence ready for the model.
