@@ -353,38 +353,53 @@ function check(says, text, ctx) {
     case 'train.gradWhy':
     case 'train.gradWhyAlso':
     case 'train.gradWhyMixed':
-    case 'train.gradWhyNone': {
-      // the reason names the directions core.gradientRow gives: the target's per head, and any
-      // other key pushed up beyond the bars' "~0" (a thousandth of the largest push)
+    case 'train.gradWhyNone':
+    case 'train.gradWhyFlat': {
+      // the reason names the directions core.gradientRow gives, as the bars show them: the
+      // target's per head (~0 under a thousandth of the largest push), and any other key pushed up
       const g = ctx.grad;
       let scale = 1e-12;
       for (const hh of g.heads) for (const v of hh.d_scores) scale = Math.max(scale, Math.abs(v));
-      const up = g.heads.map((hh, i) => (hh.d_scores[says.target] < 0 ? i + 1 : 0)).filter(Boolean);
-      const down = g.heads
-        .map((hh, i) => (hh.d_scores[says.target] < 0 ? 0 : i + 1))
-        .filter(Boolean);
+      const dir = (v) => (Math.abs(v) < scale * 1e-3 ? 'flat' : v < 0 ? 'up' : 'down');
+      const heads = (d) =>
+        g.heads.map((hh, i) => (dir(hh.d_scores[says.target]) === d ? i + 1 : 0)).filter(Boolean);
+      const [up, down, flat] = [heads('up'), heads('down'), heads('flat')];
       const others = [];
       g.heads.forEach((hh, i) =>
         hh.d_scores.forEach((v, j) => {
-          if (j !== says.target && v < 0 && -v >= scale * 1e-3) others.push([i + 1, j]);
+          if (j !== says.target && dir(v) === 'up') others.push([i + 1, j]);
         }),
       );
       assert.deepEqual(
-        [says.up, says.down, says.others],
-        [up, down, others],
-        'heads and keys pushed up and down',
+        [says.up, says.down, says.flat, says.others],
+        [up, down, flat, others],
+        'heads and keys pushed up, down and ~0',
       );
-      const want = !down.length
-        ? others.length
-          ? 'train.gradWhyAlso'
-          : 'train.gradWhy'
-        : !up.length
-          ? 'train.gradWhyNone'
-          : 'train.gradWhyMixed';
+      const want =
+        !up.length && !down.length
+          ? 'train.gradWhyFlat'
+          : !down.length
+            ? others.length
+              ? 'train.gradWhyAlso'
+              : 'train.gradWhy'
+            : !up.length
+              ? 'train.gradWhyNone'
+              : 'train.gradWhyMixed';
       assert.equal(says.key, want);
       has(tok(says.q), 'the query');
       has(tok(says.target), 'the target');
       for (const [, j] of others) has(tok(j), 'a key also pushed up');
+      const locale = JSON.parse(
+        fs.readFileSync(path.join(root, `web/locales/${ctx.lang}.json`), 'utf8'),
+      );
+      const flatToo = locale['train.gradFlatToo'].split('{')[0];
+      assert.equal(
+        text.includes(flatToo),
+        flat.length > 0 && up.length + down.length > 0,
+        'a head whose push on the target is ~0 is named as such',
+      );
+      if (flat.length && up.length + down.length)
+        has(`${flatToo}${flat.join(locale['list.sep'])}`, 'the heads whose push is ~0');
       break;
     }
     case 'limits.unknown': {

@@ -116,16 +116,19 @@ export class GradientView {
     return Math.max(0, best);
   }
 
-  // The sentence follows the signs the core returned: the target up in every head, in some, or in
-  // none; and whether any other key is pushed up too (beyond the bars' "~0", like the labels).
+  // The sentence follows the directions the bars show: the target up in some heads, down in
+  // others, ~0 in the rest; and whether any other key is pushed up too (beyond "~0", like the bars).
   why(g, target, qi, tokens, word, scale) {
     const { t } = this.ctx;
-    const up = g.heads.map((h, i) => (h.d_scores[target] < 0 ? i + 1 : 0)).filter(Boolean);
-    const down = g.heads.map((h, i) => (h.d_scores[target] < 0 ? 0 : i + 1)).filter(Boolean);
+    const dirs = g.heads.map((h) => direction(h.d_scores[target], scale));
+    const heads = (d) => dirs.map((x, i) => (x === d ? i + 1 : 0)).filter(Boolean);
+    const up = heads('up');
+    const down = heads('down');
+    const flat = heads('flat');
     const others = [];
     g.heads.forEach((h, i) =>
       h.d_scores.forEach((v, j) => {
-        if (j !== target && v < 0 && Math.abs(v) >= scale * 1e-3) others.push([i + 1, j]);
+        if (j !== target && direction(v, scale) === 'up') others.push([i + 1, j]);
       }),
     );
     const sep = t('list.sep');
@@ -135,19 +138,16 @@ export class GradientView {
       key: tokens[target],
       up: up.join(sep),
       down: down.join(sep),
+      flat: flat.join(sep),
       others: others.map(([h, j]) => t('train.gradOther', { tok: tokens[j], h })).join(sep),
     };
-    const key = !down.length
-      ? others.length
-        ? 'train.gradWhyAlso'
-        : 'train.gradWhy'
-      : !up.length
-        ? 'train.gradWhyNone'
-        : 'train.gradWhyMixed';
-    const said = says(t, key, vars, { q: qi, target, up, down, others });
-    // the mixed and "none" sentences name the other keys pushed up in a sentence of their own
-    if (others.length && (key === 'train.gradWhyMixed' || key === 'train.gradWhyNone'))
+    const key = whyKey(up, down, others);
+    const said = says(t, key, vars, { q: qi, target, up, down, flat, others });
+    // the mixed, "down" and "~0" sentences name the other keys pushed up in a sentence of their own
+    if (others.length && key !== 'train.gradWhy' && key !== 'train.gradWhyAlso')
       said.text = `${said.text} ${t('train.gradAlsoUp', vars)}`;
+    if (flat.length && up.length + down.length)
+      said.text = `${said.text} ${t('train.gradFlatToo', vars)}`;
     return said;
   }
 
@@ -160,7 +160,7 @@ export class GradientView {
       const fill = el('span', { class: `dfill ${up ? 'up' : 'down'}` });
       fill.style.width = `${size}%`;
       fill.style[up ? 'left' : 'right'] = '50%';
-      const dir = Math.abs(v) < scale * 1e-3 ? 'flat' : up ? 'up' : 'down';
+      const dir = direction(v, scale);
       const val = el('span', {
         class: `dval ${dir}`,
         text: `${small(v)} ${t(`train.grad.${dir}`)}`,
@@ -183,6 +183,23 @@ export class GradientView {
       list,
     ]);
   }
+}
+
+// A push under this share of the largest one (scale) is shown as ~0, not as a direction.
+const FLAT_SHARE = 1e-3;
+
+/** 'up' (the loss falls as the score rises: d < 0), 'down', or 'flat' (~0 beside scale). */
+function direction(v, scale) {
+  if (!(Math.abs(v) >= scale * FLAT_SHARE)) return 'flat';
+  return v < 0 ? 'up' : 'down';
+}
+
+/** The sentence for the target's directions: up in every moving head, down in every one, mixed,
+ *  or ~0 everywhere. */
+function whyKey(up, down, others) {
+  if (!up.length && !down.length) return 'train.gradWhyFlat';
+  if (!down.length) return others.length ? 'train.gradWhyAlso' : 'train.gradWhy';
+  return up.length ? 'train.gradWhyMixed' : 'train.gradWhyNone';
 }
 
 // 3 decimals, or 3 significant digits when the number is tiny (a well-trained model's pushes)
