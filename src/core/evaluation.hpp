@@ -33,9 +33,10 @@ struct Evaluation {
 Evaluation evaluate(const TrainedModel& m, const std::vector<Example>& data);
 
 // One note per head (layer by layer) naming its role from a dev evaluation, with the dev numbers
-// behind it (dev_pronoun, dev_verb, dev_self, dev_previous). The role is the largest of those four
-// shares when it is at least `threshold`: "coreference", "verb_argument", "self" or
-// "previous_token"; otherwise "mixed". The page words each role (web/locales, "role.<role>").
+// behind it (dev_pronoun, dev_verb, dev_self, dev_previous). The role is the largest link share
+// that is at least `threshold` ("coreference", "verb_argument" or "previous_token"), else "self"
+// when the self share is, else "mixed": a head that links pronouns and rests on itself elsewhere
+// is a coreference head. The page words each role (web/locales, "role.<role>").
 std::vector<HeadNote> dev_notes(const Evaluation& dev, double threshold = 0.5);
 
 }  // namespace ap

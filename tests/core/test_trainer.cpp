@@ -366,6 +366,14 @@ TEST_CASE("dev_notes: a role per head from what it measurably does, numbers as d
   CHECK(n[2].role == "previous_token");
   CHECK(n[3].role == "mixed");
   CHECK(std::isnan(n[3].number("no such number")));
+  // a head that links pronouns and rests on itself elsewhere is named by its link, and a head
+  // that links nothing but rests on itself is "self"
+  ev.head_pronoun_hits = {80, 10, 20, 5};
+  ev.head_self = {0.9, 0.2, 0.3, 0.9};
+  const std::vector<ap::HeadNote> m = ap::dev_notes(ev);
+  CHECK(m[0].role == "coreference");
+  CHECK(m[0].number("dev_self") == doctest::Approx(0.9));
+  CHECK(m[3].role == "self");
 }
 
 TEST_CASE("evaluate: counts targets and per-head hits") {
