@@ -1441,10 +1441,11 @@ def write_lexicon(rows, path):
 # --------------------------------------------------------------------------------------------
 # Hand-written training sentences
 
-# src/data/train/*.tsv: sentences written by hand, with their pronouns' antecedents, in the test
-# sets' format (id, lang, text, targets "pron:QUERY=ANSWER", word#N for the N-th occurrence). They
-# teach frames no template has; each goes into train.tsv NATURAL_REPEAT times, with the template
-# id "hand" (corpus.hpp: such a line may hold words outside the vocabulary).
+# src/data/train/*.tsv: sentences written by hand, with their pronouns' antecedents and some verbs'
+# objects, in the test sets' format (id, lang, text, targets "pron:QUERY=ANSWER" and
+# "verb:VERB=OBJECT", word#N for the N-th occurrence). They teach frames no template has; each goes
+# into train.tsv NATURAL_REPEAT times, with the template id "hand" (corpus.hpp: such a line may
+# hold words outside the vocabulary).
 NATURAL_DIR = os.path.join(ROOT, "src", "data", "train")
 NATURAL_REPEAT = 4
 
@@ -1500,9 +1501,9 @@ NEAR_COPY = 0.5
 
 def natural_lines(zh_words, max_len, held, tests):
     """The hand-written training sentences as corpus rows (lang, "hand", text, tokens, targets).
-    tests: (lang, text) of every test sentence."""
+    tests: (lang, text) of every test sentence. Stops naming every bad line, not just the first."""
     near = [(lang, overlap_units(lang, text)) for lang, text in tests]
-    rows = []
+    rows, bad = [], []
     if not os.path.isdir(NATURAL_DIR):
         return rows
     for name in sorted(os.listdir(NATURAL_DIR)):
@@ -1514,31 +1515,43 @@ def natural_lines(zh_words, max_len, held, tests):
                 line = line.rstrip("\n")
                 if not line or line.startswith("#"):
                     continue
-                where = "%s line %d" % (path, number)
-                cols = line.split("\t")
-                if len(cols) != 4 or cols[1] not in ("zh", "en"):
-                    raise SystemExit("%s: expected id, zh or en, text, targets" % where)
-                _, lang, text, spec = cols
-                if squash(text) in held:
-                    raise SystemExit("%s: the sentence is in a test set" % where)
-                mine = overlap_units(lang, text)
-                if any(lang == l2 and len(mine & u) >= NEAR_COPY * len(mine | u) for l2, u in near):
-                    raise SystemExit("%s: the sentence is a near copy of a test sentence" % where)
-                spans = token_spans(lang, text, zh_words, max_len)
-                targets = []
-                for item in spec.split():
-                    kind, _, qa = item.partition(":")
-                    q, _, a = qa.partition("=")
-                    if kind != "pron" or not q or not a:
-                        raise SystemExit("%s: bad target %r" % (where, item))
-                    i = locate_word(lang, text, spans, q, where)
-                    j = locate_word(lang, text, spans, a, where)
-                    if i == j or spans[i][0].lower() not in PRONOUN_FIT:
-                        raise SystemExit("%s: %r is not a pronoun of its own" % (where, q))
-                    targets.append("pron:%d>%d" % (i, j))
-                tokens = "|".join(t for t, _, _ in spans)
-                rows += [(lang, "hand", text, tokens, " ".join(targets) or "-")] * NATURAL_REPEAT
+                try:
+                    rows += natural_row("%s line %d" % (path, number), line, zh_words, max_len,
+                                        held, near)
+                except SystemExit as e:
+                    bad.append(str(e))
+    if bad:
+        raise SystemExit("\n".join(bad))
     return rows
+
+
+def natural_row(where, line, zh_words, max_len, held, near):
+    """One hand-written line as NATURAL_REPEAT corpus rows; SystemExit saying what is wrong."""
+    cols = line.split("\t")
+    if len(cols) != 4 or cols[1] not in ("zh", "en"):
+        raise SystemExit("%s: expected id, zh or en, text, targets" % where)
+    _, lang, text, spec = cols
+    if squash(text) in held:
+        raise SystemExit("%s: the sentence is in a test set" % where)
+    mine = overlap_units(lang, text)
+    if any(lang == l2 and len(mine & u) >= NEAR_COPY * len(mine | u) for l2, u in near):
+        raise SystemExit("%s: the sentence is a near copy of a test sentence" % where)
+    spans = token_spans(lang, text, zh_words, max_len)
+    targets = []
+    for item in spec.split():
+        kind, _, qa = item.partition(":")
+        q, _, a = qa.partition("=")
+        if kind not in ("pron", "verb") or not q or not a:
+            raise SystemExit("%s: bad target %r" % (where, item))
+        i = locate_word(lang, text, spans, q, where)
+        j = locate_word(lang, text, spans, a, where)
+        pronoun = spans[i][0].lower() in PRONOUN_FIT
+        if i == j or pronoun != (kind == "pron"):
+            raise SystemExit("%s: %r is not a %s of its own" %
+                             (where, q, "pronoun" if kind == "pron" else "verb"))
+        targets.append("%s:%d>%d" % (kind, i, j))
+    tokens = "|".join(t for t, _, _ in spans)
+    return [(lang, "hand", text, tokens, " ".join(targets) or "-")] * NATURAL_REPEAT
 
 
 def main():

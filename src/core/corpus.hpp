@@ -43,9 +43,10 @@ struct Example {
                                   // character, as the tokenizer splits it; else 1)
   std::vector<CorpusTarget> targets;
   // n flags, or none: the tokens whose verb-head row the trainer leaves free. In a hand-written
-  // sentence the pronouns carry targets and the verbs none, so its verbs (and words outside the
-  // lexicon, which may be verbs) are set: their rows give no evidence that the verb head should
-  // stay on them. Every other row there, as in a generated sentence, is taught to stay on itself.
+  // sentence every pronoun carries a target but only some verbs do, so its verbs (and words outside
+  // the lexicon, which may be verbs) are set: a verb without a target gives no evidence that the
+  // verb head should stay on it (one with a target is taught its target). Every other row there,
+  // as in a generated sentence, is taught to stay on itself.
   std::vector<bool> verb_free;
 };
 
