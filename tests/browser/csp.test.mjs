@@ -139,7 +139,7 @@ test('hosted page: a Chinese-language browser downloads the Chinese strings and 
   await context.close();
 });
 
-test('hosted page: what a visitor downloads, gzipped, stays within the budget in either language', async () => {
+test('hosted page: what a visitor downloads, gzipped, stays within the budget in either language', async (t) => {
   for (const locale of ['en-US', 'zh-CN']) {
     const context = await browser.newContext({ locale });
     const page = await context.newPage();
@@ -151,6 +151,7 @@ test('hosted page: what a visitor downloads, gzipped, stays within the budget in
     await page.goto(`${srv.base}site/`);
     await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
     const { files, gzip } = transferOf(distDir, [...asked]);
+    t.diagnostic(`${locale}: ${gzip} bytes gzipped`);
     assert.ok(
       files.every((f) => f.bytes > 0 || f.path === '/favicon.ico'),
       `${locale}: every file asked for is in dist/ (${files.map((f) => f.path).join(', ')})`,
