@@ -582,7 +582,8 @@ function check(says, text, ctx) {
       assert.equal(says.word, g.word, 'the word the read-out names');
       close(says.p, g.probability, 'its probability');
       has(tok(says.q), 'the token');
-      has(g.word, 'the word');
+      // the word as the sentence spells it when it is one of the sentence's tokens (Tom, not tom)
+      has(res.tokens.find((x) => x.toLowerCase() === g.word) ?? g.word, 'the word');
       has(g.probability.toFixed(2), 'the probability');
       break;
     }
@@ -918,8 +919,10 @@ test("the model notes: every number they name is the model file's or the trace's
   const cases = [
     { lang: 'en', text: '小猫吃鱼，它很开心', q: 4 },
     { lang: 'zh', text: "The animal didn't cross the street because it was too wide.", q: 7 },
+    // a read-out naming a capitalised word of the sentence (tom → Tom)
+    { lang: 'en', text: 'Tom helped Anna because he was kind', q: 0, spelled: 'Tom' },
   ];
-  for (const { lang, text, q } of cases) {
+  for (const { lang, text, q, spelled } of cases) {
     const { page, errors, open, context } = await newPage({
       locale: lang === 'zh' ? 'zh-CN' : 'en-US',
     });
@@ -932,6 +935,14 @@ test("the model notes: every number they name is the model file's or the trace's
     );
     const seen = new Set();
     for (const x of said) seen.add(check(x.says, x.text, { core, res, lang, text }));
+    if (spelled) {
+      assert.equal(res.guesses[q].word, spelled.toLowerCase(), 'the read-out names the word');
+      assert.match(
+        await page.textContent('#model-info .model-reads-text'),
+        new RegExp(`“${spelled}”`),
+        'as the sentence spells it',
+      );
+    }
     for (const key of [
       'model.trained',
       'model.honest',

@@ -258,7 +258,7 @@ export class ModelInfoView {
         const reads = says(
           t,
           'model.reads',
-          { tok: tokens[q], word: g.word, p: g.probability.toFixed(2) },
+          { tok: tokens[q], word: spelled(g.word, tokens), p: g.probability.toFixed(2) },
           { q, word: g.word, p: g.probability },
         );
         parts.push(
@@ -290,4 +290,10 @@ export class ModelInfoView {
     }
     this.root.replaceChildren(...parts);
   }
+}
+
+/** A vocabulary word as the sentence spells it ("tom" → "Tom" when the sentence has Tom): the
+ *  read-out names a row by its lower-cased key. */
+function spelled(word, tokens) {
+  return tokens.find((x) => x.toLowerCase() === word) ?? word;
 }
