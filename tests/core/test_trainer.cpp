@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -168,10 +169,15 @@ TEST_CASE("the generated corpus: every line tokenizes as stored; the split is cl
   for (const ap::CorpusLine& c : corpus("test")) overlap += train_text.count(c.text) > 0;
   CHECK(overlap == 0);
   for (const char* seed : {"我爱你", "苹果很好吃"}) CHECK(train_text.count(seed) == 1);
-  // the hand-written sets (their seed sentences too) are in neither split
+  // the hand-written sets, every file of src/data/eval (their seed sentences too), are in
+  // neither split
   int held_lines = 0;
-  for (const char* name : {"handwritten.tsv", "handwritten2.tsv", "handwritten3.tsv", "heldout.tsv",
-                           "heldout2.tsv", "heldout3.tsv"}) {
+  std::set<std::string> names;
+  for (const auto& f : std::filesystem::directory_iterator(kDataDir + "/eval"))
+    if (f.path().extension() == ".tsv") names.insert(f.path().filename().string());
+  CHECK(names.count("handwritten.tsv") == 1);
+  CHECK(names.count("heldout3.tsv") == 1);
+  for (const std::string& name : names) {
     std::istringstream in(read_file(kDataDir + "/eval/" + name));
     for (std::string line; std::getline(in, line);) {
       if (line.empty() || line[0] == '#') continue;
