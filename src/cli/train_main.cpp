@@ -31,7 +31,9 @@ const std::string kUsage =
     "usage: qkv-train [--lexicon PATH] [--train PATH] [--test PATH] [--out PATH]\n"
     "                 [--seed N] [--steps N] [--batch N] [--lr X] [--d-model N] [--heads N]\n"
     "                 [--d-k N] [--d-ff N] [--layers N] [--supervise X] [--supervise-rows X]\n"
-    "                 [--supervise-previous X] [--unknown-rate X] [--log-every N]\n"
+    "                 [--supervise-previous X] [--unknown-rate X] [--weight-decay X] [--dropout "
+    "X]\n"
+    "                 [--log-every N]\n"
     "       qkv-train annotate MODEL.apm NOTES.tsv\n"
     "       qkv-train measure MODEL.apm [--test PATH]\n"
     "NOTES.tsv lines: info<TAB>key<TAB>value, or note<TAB>layer<TAB>head<TAB>role<TAB>key=value "
@@ -293,6 +295,10 @@ int run(int argc, char** argv) {
       log_every = static_cast<int>(to_int(f, v));
     else if (f == "--lr")
       cfg.learning_rate = std::strtof(v.c_str(), nullptr);
+    else if (f == "--weight-decay")
+      cfg.weight_decay = std::strtof(v.c_str(), nullptr);
+    else if (f == "--dropout")
+      cfg.dropout = std::strtof(v.c_str(), nullptr);
     else
       fail("unknown option " + f + " (see --help)");
   }
@@ -366,6 +372,8 @@ int run(int argc, char** argv) {
       {"steps", std::to_string(cfg.steps)},
       {"batch", std::to_string(cfg.batch)},
       {"learning_rate", fmt("%g", cfg.learning_rate)},
+      {"weight_decay", fmt("%g", cfg.weight_decay)},
+      {"dropout", fmt("%g", cfg.dropout)},
       {"train_sentences", std::to_string(n_train)},
       {"dev_sentences", std::to_string(test.size())},
       {"final_train_loss", fmt("%.4f", final_loss)},

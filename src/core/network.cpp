@@ -59,13 +59,23 @@ Matrix feed_forward(const Layer& L, MatrixRef U, Matrix& hidden) {
   return out;
 }
 
+// a dropout mask: n x d entries, each 0 with chance rate, else 1 / (1 - rate)
+Matrix dropout_mask(Eigen::Index n, Eigen::Index d, float rate, Rng& rng) {
+  Matrix keep(n, d);
+  const float scale = 1.0f / (1.0f - rate);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < d; ++j) keep(i, j) = rng.uniform() < rate ? 0.0f : scale;
+  return keep;
+}
+
 // reverse of pass F1-F3 given dL/dX_{l+1}: returns dL/dM (the residual path plus the block's)
 Matrix feed_forward_backward(const Layer& L, const LayerTrace& T, MatrixRef dOut, Layer& G) {
-  // F3: out = H W_2 + b_2
-  G.W_2.noalias() += T.hidden.transpose() * dOut;
-  G.b_2 += dOut.colwise().sum();
+  // F3: out = (H W_2 + b_2) .* keep_ffn
+  const Matrix dBlock = T.keep_ffn.size() ? Matrix(dOut.cwiseProduct(T.keep_ffn)) : Matrix(dOut);
+  G.W_2.noalias() += T.hidden.transpose() * dBlock;
+  G.b_2 += dBlock.colwise().sum();
   Matrix dH(dOut.rows(), L.W_2.rows());
-  dH.noalias() = dOut * L.W_2.transpose();
+  dH.noalias() = dBlock * L.W_2.transpose();
   // F2: relu passes the gradient where it was open
   dH = (T.hidden.array() > 0.0f).select(dH, 0.0f);
   G.W_1.noalias() += T.norm_ffn.y.transpose() * dH;
@@ -168,7 +178,11 @@ Matrix layer_norm_backward(const NormTrace& t, const LayerNormParams& p, MatrixR
   return dx;
 }
 
-NetworkTrace network_forward(const Network& net, MatrixRef X, const AttentionOptions& opt) {
+NetworkTrace network_forward(const Network& net, MatrixRef X, const AttentionOptions& opt,
+                             const Dropout& drop) {
+  if (!(drop.rate >= 0.0f && drop.rate < 1.0f))
+    throw Error("bad_train_config", "dropout must be in [0, 1)");
+  const bool dropping = drop.rate > 0.0f && drop.rng != nullptr;
   if (opt.heads != net.heads)
     throw Error("shape_mismatch", "the attention options' heads must be the model's");
   if (X.cols() != net.d_model)
@@ -178,11 +192,21 @@ NetworkTrace network_forward(const Network& net, MatrixRef X, const AttentionOpt
   for (const Layer& L : net.layers) {
     LayerTrace T;
     T.input = stream;
-    T.norm_attn = layer_norm(T.input, L.norm_attn);              // pass A1
-    T.attn = attend(T.norm_attn.y, L.attn, opt);                 // pass A2
-    T.mid = T.input + T.attn.output;                             // pass A3
-    T.norm_ffn = layer_norm(T.mid, L.norm_ffn);                  // pass F1
-    T.output = T.mid + feed_forward(L, T.norm_ffn.y, T.hidden);  // passes F2, F3
+    T.norm_attn = layer_norm(T.input, L.norm_attn);  // pass A1
+    T.attn = attend(T.norm_attn.y, L.attn, opt);     // pass A2
+    if (dropping) {
+      T.keep_attn = dropout_mask(X.rows(), net.d_model, drop.rate, *drop.rng);
+      T.mid = T.input + T.attn.output.cwiseProduct(T.keep_attn);  // pass A3
+    } else {
+      T.mid = T.input + T.attn.output;  // pass A3
+    }
+    T.norm_ffn = layer_norm(T.mid, L.norm_ffn);              // pass F1
+    Matrix block = feed_forward(L, T.norm_ffn.y, T.hidden);  // passes F2, F3
+    if (dropping) {
+      T.keep_ffn = dropout_mask(X.rows(), net.d_model, drop.rate, *drop.rng);
+      block = block.cwiseProduct(T.keep_ffn);
+    }
+    T.output = T.mid + block;
     stream = T.output;
     t.layers.push_back(std::move(T));
   }
@@ -201,7 +225,8 @@ Matrix network_backward(const Network& net, const NetworkTrace& t, MatrixRef dY,
     const std::vector<Matrix>* extra = nullptr;
     if (extra_dweights && !(*extra_dweights)[static_cast<std::size_t>(l)].empty())
       extra = &(*extra_dweights)[static_cast<std::size_t>(l)];
-    const AttentionGrads g = attend_backward(T.attn, dM, extra);  // pass A2
+    const Matrix dA = T.keep_attn.size() ? Matrix(dM.cwiseProduct(T.keep_attn)) : dM;  // pass A3
+    const AttentionGrads g = attend_backward(T.attn, dA, extra);                       // pass A2
     G.attn.W_Q += g.dW_Q;
     G.attn.W_K += g.dW_K;
     G.attn.W_V += g.dW_V;

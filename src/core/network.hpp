@@ -15,6 +15,8 @@
 // then the read-out Y = LayerNorm(X_L; gain_out, bias_out), n x d_model (logits are Y E^T).
 // Because of the residual stream, a later layer's query for a token carries what earlier layers
 // gathered from the words around it; with one layer it would carry only the token and position.
+// While training, residual dropout (Dropout) may zero entries of A and of H W_2 + b_2 before they
+// join the stream; the page's forward pass has none.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "attention.hpp"
+#include "rng.hpp"
 
 namespace ap {
 
@@ -80,6 +83,9 @@ struct LayerTrace {
   NormTrace norm_ffn;   // .y = U
   Matrix hidden;        // H = relu(U W_1 + b_1): n x d_ff
   Matrix output;        // X_{l+1}
+  // residual dropout while training (Dropout below): per entry 0 or 1 / (1 - rate), n x d_model,
+  // multiplying A in pass A3 and H W_2 + b_2 in pass F3; empty when there is none (inference)
+  Matrix keep_attn, keep_ffn;
 };
 
 struct NetworkTrace {
@@ -87,8 +93,18 @@ struct NetworkTrace {
   NormTrace norm_out;  // .y = Y, the read-out
 };
 
-// opt: the learner's causal / scale / temperature; opt.heads must be net.heads.
-NetworkTrace network_forward(const Network& net, MatrixRef X, const AttentionOptions& opt);
+// Residual dropout, for training only: each entry of a block's output (the attention's A, the
+// feed-forward's H W_2 + b_2) is zeroed with chance rate before it joins the stream, the others
+// scaled by 1 / (1 - rate). rate 0 (or no rng) is the plain forward pass and draws nothing.
+struct Dropout {
+  float rate = 0.0f;
+  Rng* rng = nullptr;
+};
+
+// opt: the learner's causal / scale / temperature; opt.heads must be net.heads. The masks drop
+// draws are kept in the trace, so network_backward reverses exactly this pass.
+NetworkTrace network_forward(const Network& net, MatrixRef X, const AttentionOptions& opt,
+                             const Dropout& drop = {});
 
 // Reverse of network_forward. dY: dL/dY (n x d_model). extra_dweights, when given, holds for each
 // layer either nothing or one n x n matrix per head added to dL/d(weights) (a loss on the attention

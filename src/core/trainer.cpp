@@ -43,6 +43,8 @@ void validate(const TrainConfig& c) {
     bad("previous_supervision must be in [0, 100]");
   if (c.previous_head < 0 || c.previous_head >= c.heads)
     bad("previous_head must be a head of the model");
+  if (!(c.weight_decay >= 0.0f && c.weight_decay < 1.0f)) bad("weight_decay must be in [0, 1)");
+  if (!(c.dropout >= 0.0f && c.dropout < 1.0f)) bad("dropout must be in [0, 1)");
 }
 
 namespace {
@@ -97,7 +99,8 @@ float Trainer::learning_rate_at(int step) const {
   return static_cast<float>(lo + (peak - lo) * 0.5 * (1.0 + std::cos(3.14159265358979323846 * t)));
 }
 
-void Trainer::adam_update(Matrix& param, MatrixRef grad, Adam& s, float lr) {
+void Trainer::adam_update(Matrix& param, MatrixRef grad, Adam& s, float lr, float decay) {
+  if (decay > 0.0f) param *= 1.0f - lr * decay;
   const float b1 = config_.beta1, b2 = config_.beta2;
   const double t = step_ + 1;
   const float c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(b1), t));
@@ -181,7 +184,8 @@ double Trainer::step() {
   for (std::size_t b = 0; b < ids.size(); ++b) {
     const std::vector<int>& x = ids[b];
     const int n = static_cast<int>(x.size());
-    const NetworkTrace t = network_forward(net, add_positions(gather_rows(model_.E, x)), opt);
+    const NetworkTrace t = network_forward(net, add_positions(gather_rows(model_.E, x)), opt,
+                                           Dropout{config_.dropout, &rng_});
     std::vector<CopyTarget> copy;
     for (const CorpusTarget& c : targets[b])
       copy.push_back({c.from, x[static_cast<std::size_t>(c.to)]});
@@ -230,11 +234,14 @@ double Trainer::step() {
 
   // pass 3: Adam
   const float lr = learning_rate_at(step_);
-  adam_update(model_.E, gE, adam_E_, lr);
+  const float wd = config_.weight_decay;
+  adam_update(model_.E, gE, adam_E_, lr, wd);
   const auto params = parameters(model_.net);
   const auto grads = parameters(static_cast<const Network&>(grad));
-  for (std::size_t k = 0; k < params.size(); ++k)
-    adam_update(*params[k].second, *grads[k].second, adam_net_[k], lr);
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    const bool is_weight = params[k].first.find(".W_") != std::string::npos;
+    adam_update(*params[k].second, *grads[k].second, adam_net_[k], lr, is_weight ? wd : 0.0f);
+  }
   ++step_;
   return loss / static_cast<double>(n_targets);
 }

@@ -55,6 +55,10 @@ struct TrainConfig {
   float row_supervision = 0.1f;        // per other row of those two heads: weight on itself
   float previous_supervision = 0.1f;   // per row of the first layer's previous-token head; 0 = off
   int previous_head = 0;               // that head
+  // AdamW's decay of E and every W (not gains or biases), and residual dropout of each block's
+  // output (network.hpp); both off for the shipped model (README, "tried, not kept")
+  float weight_decay = 0.0f;
+  float dropout = 0.0f;
   std::uint64_t seed = 1;
 };
 
@@ -91,8 +95,9 @@ class Trainer {
   struct Adam {
     Matrix m, v;
   };
-  // one Adam step on param (any shape) with its gradient of the same shape
-  void adam_update(Matrix& param, MatrixRef grad, Adam& state, float lr);
+  // one Adam step on param (any shape) with its gradient of the same shape; decay > 0 first
+  // shrinks param by lr * decay (AdamW)
+  void adam_update(Matrix& param, MatrixRef grad, Adam& state, float lr, float decay);
 
   TrainConfig config_;
   std::vector<Example> train_;

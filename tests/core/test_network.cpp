@@ -47,6 +47,7 @@ struct Setup {
   Matrix E, R;
   ap::Network net;
   float supervision = 0.0f;  // weight of -log weights(0, n-1) in the last layer's head 0
+  float dropout = 0.0f;      // residual dropout, the same masks in every pass (one fixed seed)
 
   Setup(int n_, int d_model_, int heads_, int d_k_, int d_ff_, int layers_, bool causal,
         std::uint64_t seed)
@@ -64,10 +65,15 @@ struct Setup {
 
   Matrix X() const { return ap::add_positions(ap::gather_rows(E, ids)); }
 
+  ap::NetworkTrace trace() const {
+    ap::Rng masks(4242);
+    return ap::network_forward(net, X(), opt, ap::Dropout{dropout, &masks});
+  }
+
   // the cross-entropy per target, a random linear read-out of every row of Y, and the attention
   // loss
   double loss() const {
-    const ap::NetworkTrace t = ap::network_forward(net, X(), opt);
+    const ap::NetworkTrace t = trace();
     const Matrix& Y = t.norm_out.y;
     double l = ap::tied_cross_entropy(Y, E, targets, 0.0f, nullptr, nullptr) /
                static_cast<double>(targets.size());
@@ -84,7 +90,7 @@ struct Setup {
     ap::Network net;
   };
   Grads grads() const {
-    const ap::NetworkTrace t = ap::network_forward(net, X(), opt);
+    const ap::NetworkTrace t = trace();
     Grads g{Matrix::Zero(E.rows(), E.cols()), ap::zeros_like(net)};
     Matrix dY = R;
     ap::tied_cross_entropy(t.norm_out.y, E, targets, 1.0f / static_cast<float>(targets.size()), &dY,
@@ -103,7 +109,7 @@ struct Setup {
 
 // the smallest |U W_1 + b_1| over every feed-forward unit of every layer and token
 float kink_distance(const Setup& S) {
-  const ap::NetworkTrace t = ap::network_forward(S.net, S.X(), S.opt);
+  const ap::NetworkTrace t = S.trace();
   float d = std::numeric_limits<float>::infinity();
   for (std::size_t l = 0; l < t.layers.size(); ++l) {
     const ap::Layer& L = S.net.layers[l];
@@ -164,6 +170,44 @@ TEST_CASE("network gradient check: the attention loss on one head (extra_dweight
   Setup S(5, 6, 2, 3, 8, 2, false, seed);
   S.supervision = 0.7f;
   check_every_parameter(S);
+}
+
+TEST_CASE("network gradient check: residual dropout, its masks kept in the trace") {
+  std::uint64_t seed = 1300;
+  const auto with_dropout = [](std::uint64_t sd) {
+    Setup S(6, 6, 2, 3, 8, 2, false, sd);
+    S.dropout = 0.3f;
+    S.supervision = 0.5f;
+    return S;
+  };
+  while (kink_distance(with_dropout(seed)) < 0.05f) REQUIRE(++seed < 2300);
+  Setup S = with_dropout(seed);
+  const ap::NetworkTrace t = S.trace();
+  // each mask entry is 0 or 1 / (1 - rate), and some of both were drawn
+  int zeros = 0, kept = 0;
+  for (const ap::LayerTrace& L : t.layers)
+    for (const Matrix* m : {&L.keep_attn, &L.keep_ffn}) {
+      REQUIRE(m->rows() == S.n);
+      REQUIRE(m->cols() == S.d_model);
+      for (Eigen::Index i = 0; i < m->size(); ++i) {
+        const float v = m->data()[i];
+        CHECK((v == 0.0f || v == doctest::Approx(1.0 / 0.7)));
+        (v == 0.0f ? zeros : kept) += 1;
+      }
+    }
+  CHECK(zeros > 0);
+  CHECK(kept > zeros);
+  // the block's output is masked before it joins the stream
+  const ap::LayerTrace& L0 = t.layers[0];
+  CHECK((L0.mid - (L0.input + L0.attn.output.cwiseProduct(L0.keep_attn))).cwiseAbs().maxCoeff() <
+        1e-6f);
+  check_every_parameter(S);
+  // rate 0 draws nothing and leaves no masks: the inference pass
+  ap::Rng untouched(9), fresh(9);
+  const ap::NetworkTrace plain = ap::network_forward(S.net, S.X(), S.opt, {0.0f, &untouched});
+  CHECK(plain.layers[0].keep_attn.size() == 0);
+  CHECK(untouched.next_u64() == fresh.next_u64());
+  CHECK_THROWS_AS(ap::network_forward(S.net, S.X(), S.opt, {1.0f, &untouched}), ap::Error);
 }
 
 TEST_CASE("layer_norm: each row has mean bias and spread gain; backward by finite differences") {

@@ -321,6 +321,36 @@ TEST_CASE("Trainer: bit-for-bit reproducible for a seed, different for another")
   CHECK(train_bytes(c, 26) != a);  // and a step does change something
 }
 
+TEST_CASE(
+    "Trainer: weight decay shrinks E and every W; the average is the warmed-up running mean") {
+  const std::vector<ap::Example> data = small_set(16);
+  const auto after = [&](const ap::TrainConfig& c, int steps) {
+    ap::Trainer t(c, lexicon_vocab(), data);
+    for (int s = 0; s < steps; ++s) t.step();
+    return t.model();
+  };
+  ap::TrainConfig plain = small_config();
+  ap::TrainConfig decayed = plain;
+  decayed.weight_decay = 0.5f;
+  const ap::TrainedModel a = after(plain, 30), b = after(decayed, 30);
+  CHECK(b.E.norm() < a.E.norm());
+  const auto pa = ap::parameters(a.net), pb = ap::parameters(b.net);
+  int weights = 0;
+  for (std::size_t k = 0; k < pa.size(); ++k) {
+    if (pa[k].first.find(".W_") == std::string::npos) continue;
+    CAPTURE(pa[k].first);
+    CHECK(pb[k].second->norm() < pa[k].second->norm());
+    ++weights;
+  }
+  CHECK(weights == 6 * plain.layers);  // W_Q W_K W_V W_O W_1 W_2 in each layer
+  // dropout and decay stay bit-for-bit reproducible
+  ap::TrainConfig all = plain;
+  all.weight_decay = 0.1f;
+  all.dropout = 0.2f;
+  CHECK(train_bytes(all, 20) == train_bytes(all, 20));
+  CHECK(train_bytes(all, 20) != train_bytes(plain, 20));
+}
+
 TEST_CASE("Trainer: the learning-rate schedule warms up, then decays to the final ratio") {
   ap::TrainConfig c = small_config();
   c.steps = 100;
@@ -350,6 +380,8 @@ TEST_CASE("TrainConfig and Trainer: bad input is an ap::Error") {
   CHECK(bad([](ap::TrainConfig& c) { c.row_supervision = -1.0f; }) == "bad_train_config");
   CHECK(bad([](ap::TrainConfig& c) { c.previous_supervision = 101.0f; }) == "bad_train_config");
   CHECK(bad([](ap::TrainConfig& c) { c.previous_head = c.heads; }) == "bad_train_config");
+  CHECK(bad([](ap::TrainConfig& c) { c.weight_decay = -0.1f; }) == "bad_train_config");
+  CHECK(bad([](ap::TrainConfig& c) { c.dropout = 1.0f; }) == "bad_train_config");
   CHECK(bad([](ap::TrainConfig&) {}) == "");
   CHECK(code_of([] { ap::Trainer t(small_config(), lexicon_vocab(), {}); }) == "bad_train_config");
   ap::Example e;
