@@ -36,6 +36,7 @@ lexicon (the same rule as src/core/tokenizer.cpp) and must give the template's t
 import os
 import re
 import sys
+import zlib
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SEED = 20240607
@@ -1444,8 +1445,8 @@ def write_lexicon(rows, path):
 # src/data/train/*.tsv: sentences written by hand, with their pronouns' antecedents and some verbs'
 # objects, in the test sets' format (id, lang, text, targets "pron:QUERY=ANSWER" and
 # "verb:VERB=OBJECT", word#N for the N-th occurrence). They teach frames no template has; each goes
-# into train.tsv NATURAL_REPEAT times, with the template id "hand" (corpus.hpp: such a line may
-# hold words outside the vocabulary).
+# into train.tsv NATURAL_REPEAT times (as written once, then with some nouns swapped: swap_nouns),
+# with the template id "hand" (corpus.hpp: such a line may hold words outside the vocabulary).
 NATURAL_DIR = os.path.join(ROOT, "src", "data", "train")
 NATURAL_REPEAT = 4
 
@@ -1528,7 +1529,8 @@ def natural_lines(zh_words, max_len, held, tests):
 
 
 def natural_row(where, line, zh_words, max_len, held, near):
-    """One hand-written line as NATURAL_REPEAT corpus rows; SystemExit saying what is wrong."""
+    """One hand-written line as NATURAL_REPEAT corpus rows (the line, then copies with nouns
+    swapped); SystemExit saying what is wrong."""
     cols = line.split("\t")
     if len(cols) != 4 or cols[1] not in ("zh", "en"):
         raise SystemExit("%s: expected id, zh or en, text, targets" % where)
@@ -1552,8 +1554,64 @@ def natural_row(where, line, zh_words, max_len, held, near):
             raise SystemExit("%s: %r is not a %s of its own" %
                              (where, q, "pronoun" if kind == "pron" else "verb"))
         targets.append("%s:%d>%d" % (kind, i, j))
-    tokens = "|".join(t for t, _, _ in spans)
-    return [(lang, "hand", text, tokens, " ".join(targets) or "-")] * NATURAL_REPEAT
+    row = (lang, "hand", text, "|".join(t for t, _, _ in spans), " ".join(targets) or "-")
+    rng = Rng(SEED ^ zlib.crc32(text.encode("utf-8")))
+    rows = [row]
+    for _ in range(NATURAL_REPEAT - 1):
+        other = swap_nouns(lang, text, spans, zh_words, max_len, rng)
+        fresh = other is not None and not any(
+            lang == l2 and len(overlap_units(lang, other[0]) & u) >=
+            NEAR_COPY * len(overlap_units(lang, other[0]) | u) for l2, u in near)
+        rows.append((lang, "hand", other[0], other[1], row[4]) if fresh else row)
+    return rows
+
+
+# The copies of a hand-written line after its first: each noun with a row of its own is swapped,
+# with this chance, for another noun of its kind and tags (a girl's name for a girl's name, a
+# fragile object for a fragile object, never a noun already in the sentence), the same word
+# everywhere it occurs. The targets stay on the same tokens, so the model sees the sentence's
+# frame decide the antecedent with other nouns in it, not only the words its writer chose.
+SWAP_RATE = 0.5
+# Nouns that are also other words: English "home" is an adverb in "came home"; a one-character
+# Chinese noun is part of many words (家 in 全家人, 人 in 大人), so neither is swapped or swapped in.
+NOT_SWAPPED = {"home"} | {w for _, items in ZH.items() for w, _ in items if len(w) == 1}
+
+
+def swap_nouns(lang, text, spans, zh_words, max_len, rng):
+    """(text, tokens joined by |) of a copy of a hand-written line with some nouns swapped; None
+    when nothing was swapped or the copy would not tokenize into exactly those tokens (the
+    targets' indices would then point elsewhere)."""
+    words = LANG[lang]["words"]
+    kind = {w: (cat, frozenset(t)) for cat, items in words.items() for w, t in items}
+    present = {t.lower() for t, _, _ in spans}
+    swap = {}
+    for t, _, _ in spans:
+        key = t.lower()
+        if key in swap or key not in kind or key in NOT_SWAPPED or not rng.chance(SWAP_RATE):
+            continue
+        cat, tags = kind[key]
+        pool = [w for w, tg in words[cat] if frozenset(tg) == tags and w not in present and
+                w not in swap.values() and w not in NOT_SWAPPED]
+        if pool:
+            swap[key] = rng.pick(pool)
+    if not swap:
+        return None
+    out, at, tokens = [], 0, []
+    for i, (t, a, b) in enumerate(spans):
+        new = swap.get(t.lower(), t)
+        if new != t and t[:1].isupper():
+            new = new[:1].upper() + new[1:]
+        if lang == "en" and i + 1 < len(spans) and t.lower() in ("a", "an") and \
+                spans[i + 1][0].lower() in swap:
+            an = swap[spans[i + 1][0].lower()][:1] in "aeiou"
+            new = ("an" if an else "a") if t.islower() else ("An" if an else "A")
+        out.append(text[at:a] + new)
+        tokens.append(new)
+        at = b
+    copy = "".join(out) + text[at:]
+    if [t for t, _, _ in token_spans(lang, copy, zh_words, max_len)] != tokens:
+        return None
+    return copy, "|".join(tokens)
 
 
 def main():

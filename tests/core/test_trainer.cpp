@@ -21,6 +21,7 @@
 #include "test_util.hpp"
 #include "tokenizer.hpp"
 #include "trainer.hpp"
+#include "vocabulary.hpp"
 
 namespace {
 
@@ -234,6 +235,62 @@ TEST_CASE("the generated corpus: every line tokenizes as stored; the split is cl
   CHECK(checked > 20000);
   CHECK(hand > 1000);  // src/data/train's sentences, each several times
   CHECK(hand_verbs > 1000);
+}
+
+TEST_CASE("the corpus: a hand-written line's copies swap nouns for nouns of their kind, no more") {
+  // A sentence's frame: its tokens, each noun of the lexicon (a row of its own) written as its
+  // kind and "an" as "a". A copy of a written line (scripts/gen_lexicon's swap_nouns) has the frame
+  // and the targets of a line some writer wrote; a copy that changed anything else would not.
+  const ap::Lexicon& lex = ap::default_lexicon();
+  const std::set<std::string> kinds = {"person", "animal", "food", "object", "place"};
+  const auto frame = [&](const std::vector<std::string>& tokens) {
+    std::string f;
+    for (const std::string& t : tokens) {
+      const ap::Lexicon::Entry* e = lex.find(ap::Vocabulary::key(ap::tokenize(t).front()));
+      const bool noun = e != nullptr && e->read_as.empty() && kinds.count(e->category) == 1;
+      const bool article = t == "a" || t == "an" || t == "A" || t == "An";  // fits the noun
+      f += (noun ? "<" + e->category + ">" : article ? "a" : t) + "|";
+    }
+    return f;
+  };
+  std::set<std::string> written;
+  for (const auto& f : std::filesystem::directory_iterator(kDataDir + "/train")) {
+    if (f.path().extension() != ".tsv") continue;
+    std::istringstream in(read_file(f.path().string()));
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      const std::size_t a = line.find('\t'), b = line.find('\t', a + 1), c = line.find('\t', b + 1);
+      written.insert(line.substr(b + 1, c - b - 1));
+    }
+  }
+  std::map<std::string, std::set<std::string>> targets_of;  // frame -> targets of written lines
+  const auto targets = [](const ap::CorpusLine& c) {
+    std::string out;
+    for (const ap::CorpusTarget& t : c.targets)
+      out += std::to_string(static_cast<int>(t.kind)) + ":" + std::to_string(t.from) + ">" +
+             std::to_string(t.to) + " ";
+    return out;
+  };
+  int originals = 0, copies = 0, swapped = 0;
+  for (const ap::CorpusLine& c : corpus("train"))
+    if (c.template_id == ap::kHandWrittenTemplate && written.count(c.text) == 1) {
+      targets_of[frame(c.tokens)].insert(targets(c));
+      ++originals;
+    }
+  for (const ap::CorpusLine& c : corpus("train")) {
+    if (c.template_id != ap::kHandWrittenTemplate || written.count(c.text) == 1) continue;
+    CAPTURE(c.text);
+    const auto it = targets_of.find(frame(c.tokens));
+    REQUIRE(it != targets_of.end());
+    CHECK(it->second.count(targets(c)) == 1);
+    ++copies;
+  }
+  for (const ap::CorpusLine& c : corpus("train"))
+    swapped += c.template_id == ap::kHandWrittenTemplate && written.count(c.text) == 0;
+  MESSAGE(originals << " written rows, " << copies << " copies with nouns swapped");
+  CHECK(written.size() > 2000);
+  CHECK(copies > 1000);  // the copies do differ from what was written
+  CHECK(swapped == copies);
 }
 
 TEST_CASE("the generated lexicon: big enough, and the seed sentences segment as intended") {
