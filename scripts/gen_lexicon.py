@@ -1058,6 +1058,7 @@ LANG = {
 for L in LANG.values():
     L["pools"] = noun_pools(L["words"])
     L["nouns"] = attrs(L["words"])
+    L["kind"] = {w: (cat, frozenset(t)) for cat, items in L["words"].items() for w, t in items}
     # a read-as noun is, to the pronoun checks and the baselines, of its target's kind
     L["nouns"].update({w: L["nouns"][t] for w, t in L["read_as"] if t in L["nouns"]})
 
@@ -1581,8 +1582,7 @@ def swap_nouns(lang, text, spans, zh_words, max_len, rng):
     """(text, tokens joined by |) of a copy of a hand-written line with some nouns swapped; None
     when nothing was swapped or the copy would not tokenize into exactly those tokens (the
     targets' indices would then point elsewhere)."""
-    words = LANG[lang]["words"]
-    kind = {w: (cat, frozenset(t)) for cat, items in words.items() for w, t in items}
+    words, kind = LANG[lang]["words"], LANG[lang]["kind"]
     present = {t.lower() for t, _, _ in spans}
     swap = {}
     for t, _, _ in spans:
