@@ -392,14 +392,17 @@ function check(says, text, ctx) {
       const locale = JSON.parse(
         fs.readFileSync(path.join(root, `web/locales/${ctx.lang}.json`), 'utf8'),
       );
-      const flatToo = locale['train.gradFlatToo'].split('{')[0];
+      // the "~0" sentence, told apart by what follows its head list (its opening, "在第 " in zh,
+      // also opens the mixed sentence's head)
+      const [flatToo, flatRest] = locale['train.gradFlatToo'].split('{flat}');
+      const flatTail = flatRest.replace('{key}', tok(says.target));
       assert.equal(
-        text.includes(flatToo),
+        text.includes(flatTail),
         flat.length > 0 && up.length + down.length > 0,
         'a head whose push on the target is ~0 is named as such',
       );
       if (flat.length && up.length + down.length)
-        has(`${flatToo}${flat.join(locale['list.sep'])}`, 'the heads whose push is ~0');
+        has(`${flatToo}${flat.join(locale['list.sep'])}${flatTail}`, 'the heads whose push is ~0');
       break;
     }
     case 'limits.unknown': {
@@ -434,10 +437,11 @@ function check(says, text, ctx) {
         'eval_pronoun_coref_head',
         'eval_pronoun_baseline_category_rule',
         'eval_pairs',
-        'eval_pairs_both_right_any_head',
+        'eval_pairs_both_right_coref_head',
       ]) {
         assert.equal(says[k], Number(info[k]), `${k} is the model file's`);
       }
+      has(String(info.eval_pairs_both_right_coref_head), "the coreference head's pairs");
       const measured = (x) => `${(100 * x).toFixed(1)}%`;
       has(measured(Number(info.eval_pronoun_coref_head)), "the coreference head's share");
       has(measured(Number(info.eval_pronoun_baseline_category_rule)), 'the baseline');
@@ -507,6 +511,7 @@ function check(says, text, ctx) {
       has(measured(Number(info.eval_pronoun_coref_head)), "the coreference head's share");
       has(measured(Number(info.eval_pronoun_any_head)), "any head's share");
       has(measured(Number(info.eval_pronoun_baseline_category_rule)), 'the category rule');
+      has(measured(Number(info.eval_pronoun_baseline_rule_or_nearest)), 'the two-guess baseline');
       has(String(res.model.layers), 'the number of layers');
       // "sentences written after that ... come out lower": the held-out set's any-head share
       assert.ok(
@@ -524,6 +529,7 @@ function check(says, text, ctx) {
         'eval_pronoun_baseline_nearest_noun',
         'eval_pronoun_baseline_first_noun',
         'eval_verb_any_head',
+        'eval_pronoun_baseline_rule_or_nearest',
       ])
         has(measured(Number(info[k])), k);
       for (const k of [
@@ -531,6 +537,7 @@ function check(says, text, ctx) {
         'eval_pairs',
         'eval_pairs_both_right_any_head',
         'eval_pairs_both_right_coref_head',
+        'eval_pairs_both_right_baseline_rule_or_nearest',
       ])
         has(String(info[k]), k);
       break;
@@ -548,6 +555,7 @@ function check(says, text, ctx) {
         'heldout_pronoun_baseline_category_rule',
         'heldout_pronoun_baseline_nearest_noun',
         'heldout_pronoun_baseline_first_noun',
+        'heldout_pronoun_baseline_rule_or_nearest',
       ])
         has(measured(Number(info[k])), k);
       for (const k of [
@@ -555,6 +563,8 @@ function check(says, text, ctx) {
         'heldout_pronoun_count',
         'heldout_pairs',
         'heldout_pairs_both_right_any_head',
+        'heldout_pairs_both_right_coref_head',
+        'heldout_pairs_both_right_baseline_rule_or_nearest',
       ])
         has(String(info[k]), k);
       break;

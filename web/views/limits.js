@@ -202,7 +202,7 @@ export class LimitsNote {
       'eval_pronoun_coref_head',
       'eval_pronoun_baseline_category_rule',
       'eval_pairs',
-      'eval_pairs_both_right_any_head',
+      'eval_pairs_both_right_coref_head',
     ];
     if (model.name !== 'custom' && need.every((k) => info[k] != null && info[k] !== '')) {
       const p = el('p', { class: 'limit-numbers' });
@@ -217,7 +217,7 @@ export class LimitsNote {
             head: measured(v.eval_pronoun_coref_head),
             rule: measured(v.eval_pronoun_baseline_category_rule),
             pairs: v.eval_pairs,
-            pairsAny: v.eval_pairs_both_right_any_head,
+            pairsHead: v.eval_pairs_both_right_coref_head,
           },
           v,
         ),

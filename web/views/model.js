@@ -148,6 +148,7 @@ export class ModelInfoView {
         head: pct(info.eval_pronoun_coref_head),
         any: pct(info.eval_pronoun_any_head),
         rule: pct(info.eval_pronoun_baseline_category_rule),
+        two: pct(info.eval_pronoun_baseline_rule_or_nearest),
       };
       const key = model.name === 'custom' ? 'model.custom' : 'model.trained';
       const honestKeys = [
@@ -159,6 +160,8 @@ export class ModelInfoView {
         'eval_pronoun_baseline_nearest_noun',
         'eval_pronoun_baseline_first_noun',
         'eval_verb_any_head',
+        'eval_pronoun_baseline_rule_or_nearest',
+        'eval_pairs_both_right_baseline_rule_or_nearest',
       ];
       const heldoutKeys = [
         'heldout_sentences',
@@ -170,8 +173,11 @@ export class ModelInfoView {
         'heldout_pronoun_baseline_category_rule',
         'heldout_pronoun_baseline_nearest_noun',
         'heldout_pronoun_baseline_first_noun',
+        'heldout_pronoun_baseline_rule_or_nearest',
         'heldout_pairs',
         'heldout_pairs_both_right_any_head',
+        'heldout_pairs_both_right_coref_head',
+        'heldout_pairs_both_right_baseline_rule_or_nearest',
       ];
       const details = el('details', { class: 'model-details' }, [
         said(
@@ -185,6 +191,7 @@ export class ModelInfoView {
                 'eval_pronoun_coref_head',
                 'eval_pronoun_any_head',
                 'eval_pronoun_baseline_category_rule',
+                'eval_pronoun_baseline_rule_or_nearest',
               ].map((k) => [k, info[k] ?? null]),
             ),
           }),
@@ -220,6 +227,8 @@ export class ModelInfoView {
                   nearest: pct(info.eval_pronoun_baseline_nearest_noun),
                   first: pct(info.eval_pronoun_baseline_first_noun),
                   verb: pct(info.eval_verb_any_head),
+                  two: pct(info.eval_pronoun_baseline_rule_or_nearest),
+                  pairsTwo: info.eval_pairs_both_right_baseline_rule_or_nearest ?? '?',
                 },
                 { info: Object.fromEntries(honestKeys.map((k) => [k, info[k] ?? null])) },
               ),
@@ -242,8 +251,11 @@ export class ModelInfoView {
                   rule: pct(info.heldout_pronoun_baseline_category_rule),
                   nearest: pct(info.heldout_pronoun_baseline_nearest_noun),
                   first: pct(info.heldout_pronoun_baseline_first_noun),
+                  two: pct(info.heldout_pronoun_baseline_rule_or_nearest),
                   pairs: info.heldout_pairs,
                   pairsAny: info.heldout_pairs_both_right_any_head,
+                  pairsHead: info.heldout_pairs_both_right_coref_head,
+                  pairsTwo: info.heldout_pairs_both_right_baseline_rule_or_nearest,
                 },
                 { info: Object.fromEntries(heldoutKeys.map((k) => [k, info[k] ?? null])) },
               ),
