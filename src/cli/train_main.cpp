@@ -33,7 +33,7 @@ const std::string kUsage =
     "                 [--d-k N] [--d-ff N] [--layers N] [--supervise X] [--supervise-rows X]\n"
     "                 [--supervise-previous X] [--unknown-rate X] [--weight-decay X] [--dropout "
     "X]\n"
-    "                 [--log-every N]\n"
+    "                 [--masked-rate X] [--masked-weight X] [--log-every N]\n"
     "       qkv-train annotate MODEL.apm NOTES.tsv\n"
     "       qkv-train measure MODEL.apm [--test PATH]\n"
     "NOTES.tsv lines: info<TAB>key<TAB>value, or note<TAB>layer<TAB>head<TAB>role<TAB>key=value "
@@ -299,6 +299,10 @@ int run(int argc, char** argv) {
       cfg.weight_decay = std::strtof(v.c_str(), nullptr);
     else if (f == "--dropout")
       cfg.dropout = std::strtof(v.c_str(), nullptr);
+    else if (f == "--masked-rate")
+      cfg.masked_rate = std::strtof(v.c_str(), nullptr);
+    else if (f == "--masked-weight")
+      cfg.masked_weight = std::strtof(v.c_str(), nullptr);
     else
       fail("unknown option " + f + " (see --help)");
   }
@@ -374,6 +378,8 @@ int run(int argc, char** argv) {
       {"learning_rate", fmt("%g", cfg.learning_rate)},
       {"weight_decay", fmt("%g", cfg.weight_decay)},
       {"dropout", fmt("%g", cfg.dropout)},
+      {"masked_rate", fmt("%g", cfg.masked_rate)},
+      {"masked_weight", fmt("%g", cfg.masked_weight)},
       {"train_sentences", std::to_string(n_train)},
       {"dev_sentences", std::to_string(test.size())},
       {"final_train_loss", fmt("%.4f", final_loss)},

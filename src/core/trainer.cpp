@@ -45,6 +45,10 @@ void validate(const TrainConfig& c) {
     bad("previous_head must be a head of the model");
   if (!(c.weight_decay >= 0.0f && c.weight_decay < 1.0f)) bad("weight_decay must be in [0, 1)");
   if (!(c.dropout >= 0.0f && c.dropout < 1.0f)) bad("dropout must be in [0, 1)");
+  if (!(c.masked_rate >= 0.0f && c.masked_rate + c.unknown_rate <= 1.0f))
+    bad("masked_rate must be in [0, 1 - unknown_rate]");
+  if (!(c.masked_weight >= 0.0f && c.masked_weight <= 100.0f))
+    bad("masked_weight must be in [0, 100]");
 }
 
 namespace {
@@ -124,6 +128,11 @@ Noised add_unknowns(const Example& e, const Vocabulary& vocab, const TrainConfig
     return vocab.bucket(static_cast<int>(rng.next_u64() % static_cast<std::uint64_t>(K)));
   };
   Noised out;
+  std::vector<bool> linked(e.ids.size(), false);  // a target's query or answer: never hidden
+  for (const CorpusTarget& c : e.targets) {
+    linked[static_cast<std::size_t>(c.from)] = true;
+    linked[static_cast<std::size_t>(c.to)] = true;
+  }
   std::vector<int> moved(e.ids.size());  // e.ids[i] is now out.ids[moved[i]]
   for (std::size_t i = 0; i < e.ids.size(); ++i) {
     const double u = rng.uniform();
@@ -133,6 +142,11 @@ Noised add_unknowns(const Example& e, const Vocabulary& vocab, const TrainConfig
     } else if (u < config.unknown_rate) {
       for (int k = 0; k < e.width[i]; ++k) out.ids.push_back(random_bucket());
       moved[i] = static_cast<int>(out.ids.size()) - 1;
+    } else if (u < config.unknown_rate + config.masked_rate && !linked[i] &&
+               !vocab.is_fallback(e.ids[i])) {
+      moved[i] = static_cast<int>(out.ids.size());
+      out.masked.push_back({moved[i], e.ids[i]});
+      out.ids.push_back(random_bucket());
     } else {
       moved[i] = static_cast<int>(out.ids.size());
       out.ids.push_back(e.ids[i]);
@@ -156,6 +170,7 @@ double Trainer::step() {
   std::vector<std::vector<int>> ids;
   std::vector<std::vector<CorpusTarget>> targets;  // ids[b]'s targets, moved past unknown runs
   std::vector<std::vector<bool>> verb_free;        // ids[b]'s Noised::verb_free
+  std::vector<std::vector<CopyTarget>> masked;     // ids[b]'s hidden words
   std::size_t n_targets = 0;
   for (int b = 0; b < config_.batch; ++b) {
     if (cursor_ == order_.size()) {
@@ -169,6 +184,7 @@ double Trainer::step() {
     ids.push_back(std::move(x.ids));
     targets.push_back(std::move(x.targets));
     verb_free.push_back(std::move(x.verb_free));
+    masked.push_back(std::move(x.masked));
   }
   if (n_targets == 0) {
     ++step_;
@@ -191,6 +207,9 @@ double Trainer::step() {
       copy.push_back({c.from, x[static_cast<std::size_t>(c.to)]});
     Matrix dY = Matrix::Zero(n, config_.d_model);
     loss += tied_cross_entropy(t.norm_out.y, model_.E, copy, scale, &dY, &gE);
+    if (!masked[b].empty() && config_.masked_weight > 0.0f)
+      tied_cross_entropy(t.norm_out.y, model_.E, masked[b], scale * config_.masked_weight, &dY,
+                         &gE);
     // the attention loss: -weight * log weight(from, to) in the taught heads
     std::vector<std::vector<Matrix>> extra(static_cast<std::size_t>(net.depth()));
     bool any_extra = false;

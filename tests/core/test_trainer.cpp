@@ -367,6 +367,39 @@ TEST_CASE("add_unknowns: a swapped Chinese word is a run of unknown rows; target
   CHECK(all.targets[1].to == 3);    // 鱼
 }
 
+TEST_CASE("add_unknowns: hidden words are unknown rows the read-out must name; links stay") {
+  const ap::Vocabulary& v = lexicon_vocab();
+  const std::vector<ap::Example> e = ap::prepare_examples(
+      ap::parse_corpus("zh\ts\t小猫吃鱼，它很开心\t小猫|吃|鱼|，|它|很|开心\tpron:4>0 verb:1>2\n"),
+      v, ap::default_lexicon());
+  REQUIRE(e.size() == 1);
+  ap::TrainConfig c = small_config();
+  c.symbol_rate = 0.0f;
+  c.unknown_rate = 0.0f;
+  c.masked_rate = 1.0f;  // every word that may be hidden is: 很 and 开心
+  ap::Rng rng(7);
+  const ap::Noised x = ap::add_unknowns(e[0], v, c, rng);
+  REQUIRE(x.ids.size() == e[0].ids.size());  // a hidden word is one row, even a Chinese one
+  REQUIRE(x.masked.size() == 2);
+  CHECK(x.masked[0].row == 5);
+  CHECK(x.masked[0].word == e[0].ids[5]);
+  CHECK(x.masked[1].row == 6);
+  CHECK(x.masked[1].word == e[0].ids[6]);
+  for (std::size_t i = 0; i < x.ids.size(); ++i) {
+    CAPTURE(i);
+    CHECK(v.is_fallback(x.ids[i]) == (i >= 5));  // 小猫 吃 鱼 它 (linked) and ， stay
+  }
+  CHECK(x.targets[0].from == 4);
+  CHECK(x.targets[0].to == 0);
+  // with masked_rate 0 nothing is hidden
+  c.masked_rate = 0.0f;
+  c.unknown_rate = 0.5f;
+  CHECK(ap::add_unknowns(e[0], v, c, rng).masked.empty());
+  // and the two rates may not add up past 1
+  c.masked_rate = 0.6f;
+  CHECK_THROWS_AS(ap::validate(c), ap::Error);
+}
+
 TEST_CASE("Trainer: bit-for-bit reproducible for a seed, different for another") {
   const ap::TrainConfig c = small_config();
   const std::string a = train_bytes(c, 25);
@@ -378,7 +411,9 @@ TEST_CASE("Trainer: bit-for-bit reproducible for a seed, different for another")
   CHECK(train_bytes(c, 26) != a);  // and a step does change something
 }
 
-TEST_CASE("Trainer: weight decay shrinks E and every W; decay and dropout stay reproducible") {
+TEST_CASE(
+    "Trainer: weight decay shrinks E and every W; decay, dropout and hidden words stay "
+    "reproducible") {
   const std::vector<ap::Example> data = small_set(16);
   const auto after = [&](const ap::TrainConfig& c, int steps) {
     ap::Trainer t(c, lexicon_vocab(), data);
@@ -405,6 +440,14 @@ TEST_CASE("Trainer: weight decay shrinks E and every W; decay and dropout stay r
   all.dropout = 0.2f;
   CHECK(train_bytes(all, 20) == train_bytes(all, 20));
   CHECK(train_bytes(all, 20) != train_bytes(plain, 20));
+  // the hidden-word loss moves the weights: the same words hidden (the same draws), with and
+  // without its weight, train differently; and it stays reproducible
+  ap::TrainConfig hidden = plain;
+  hidden.masked_rate = 0.3f;
+  ap::TrainConfig unweighted = hidden;
+  unweighted.masked_weight = 0.0f;
+  CHECK(train_bytes(hidden, 20) == train_bytes(hidden, 20));
+  CHECK(train_bytes(hidden, 20) != train_bytes(unweighted, 20));
 }
 
 TEST_CASE("Trainer: the learning-rate schedule warms up, then decays to the final ratio") {
