@@ -33,7 +33,7 @@ import { TrainView } from './views/train.js';
 import { GradientView } from './views/gradient.js';
 import { LimitsView, LimitsNote } from './views/limits.js';
 import { Later, inputPending } from './views/later.js';
-import { panelFailed } from './views/util.js';
+import { panelFailed } from './views/dom.js';
 import { predictionKey } from './views/predict.js';
 import { ProgramView } from './views/program.js';
 import { highlightCells } from './views/highlight.js';

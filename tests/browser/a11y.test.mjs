@@ -10,7 +10,7 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { newPage, setup, teardown, gotoStage, webDir } from './harness.mjs';
 import { STAGES, parse, coreSettings } from '../../web/state.js';
-import { fmt, pct, rowOf } from '../../web/views/util.js';
+import { fmt, pct, rowOf } from '../../web/views/format.js';
 
 after(teardown);
 

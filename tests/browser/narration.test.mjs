@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newPage, setup, teardown, root } from './harness.mjs';
 import { STAGES, LIMIT_PAIRS, coreSettings, defaults } from '../../web/state.js';
-import { fmt, pct } from '../../web/views/util.js';
+import { fmt, pct } from '../../web/views/format.js';
 
 after(teardown);
 

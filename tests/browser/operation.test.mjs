@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newPage, setup, teardown, gotoStage, shot, webDir, shotDir } from './harness.mjs';
 import { parse, coreSettings } from '../../web/state.js';
-import { fmt, pct, rowOf, colOf } from '../../web/views/util.js';
+import { fmt, pct, rowOf, colOf } from '../../web/views/format.js';
 import { judge } from '../../web/views/predict.js';
 
 after(teardown);

@@ -140,7 +140,8 @@ test('the panel.* strings exist in en and zh alike, and every panel key used in 
   const dir = path.join(webDir, 'views/panels');
   const sources = [
     ...fs.readdirSync(dir).map((f) => path.join(dir, f)),
-    path.join(webDir, 'views/util.js'),
+    path.join(webDir, 'views/dom.js'),
+    path.join(webDir, 'views/readouts.js'),
     path.join(webDir, 'playground.js'),
   ];
   for (const file of sources) {

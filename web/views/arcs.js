@@ -2,7 +2,8 @@
 // every key, thickness and label = that weight in the chosen head. Click a query to follow it.
 // It is drawn once and then updated in place (a keystroke changes a few attributes, not the SVG);
 // it only places the trace's weights, it computes none.
-import { el, svg, pct, rowOf, writeOnce } from './util.js';
+import { el, svg, writeOnce } from './dom.js';
+import { pct, rowOf } from './format.js';
 
 const ROW = 26;
 

@@ -1,7 +1,9 @@
 // embeddings.js: stage 2. Each token's vector X_i (row i of X), shown row by row; when positions are
 // on, the token vectors E and the position signal P (both from the core's trace) sit beside X:
 // X = E + P. Compact: the first DIMS dimensions, and the sum for the row being built.
-import { el, fmt, matrixBlock, rowOf, setText, writeOnce, says, setSays } from './util.js';
+import { el, setText, writeOnce, says, setSays } from './dom.js';
+import { fmt, rowOf } from './format.js';
+import { matrixBlock } from './matrix-table.js';
 import { matrixView, refreshStage } from './heatmap.js';
 
 // X = E + P: what the first layer reads when the model has layers, else the one attention's X

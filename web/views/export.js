@@ -2,7 +2,8 @@
 // from one scene description), any matrix as CSV or JSON, and a NumPy script that recomputes the
 // current trace from its own X and weights. It formats numbers the core computed; the only maths
 // here is in the Python text it writes, for the learner to run.
-import { el, fmt } from './util.js';
+import { el } from './dom.js';
+import { fmt } from './format.js';
 import { coreSettings } from '../state.js';
 import { weightsOf, npzBytes, npzSnippet } from './weights-out.js';
 

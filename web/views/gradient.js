@@ -3,7 +3,8 @@
 // head, dLoss/dScore for every key; the view draws them as diverging bars (negative = the loss
 // pushes that score up) with the loss, the probability and a one-sentence reason. Only a trained
 // model (default or custom) has a loss to follow. It draws; the core computes.
-import { el, fmt, says, setSays } from './util.js';
+import { el, says, setSays } from './dom.js';
+import { fmt } from './format.js';
 
 export class GradientView {
   /** ctx: {t, core, actions: {setSetting}, errorText(e): an error's locale string} */

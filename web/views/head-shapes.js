@@ -2,7 +2,7 @@
 // BERT-base and GPT-3 (shapes kept in the core: core.explainFacts().reference_shapes): h heads of
 // d_k columns each make h · d_k = d_model, and head i's slice of W_Q is its own d_k columns.
 // Each model's W_Q is drawn as one strip cut into its heads' slices. Drawing only.
-import { el, svg, setText, writeOnce } from './util.js';
+import { el, svg, setText, writeOnce } from './dom.js';
 
 const W = 300; // strip width, viewBox units
 const H = 16;

@@ -2,18 +2,9 @@
 // something different; the followed row's top key is named under each), then the heads' outputs
 // put side by side (concat: the followed row's slices coloured by head), then times W_O: the
 // layer's output. Under it, the learner's shapes next to BERT-base and GPT-3 (head-shapes.js).
-import {
-  el,
-  pct,
-  matrixBlock,
-  rowOf,
-  setText,
-  says,
-  setSays,
-  MatrixTable,
-  keyCols,
-  keyRows,
-} from './util.js';
+import { el, setText, says, setSays } from './dom.js';
+import { pct, rowOf } from './format.js';
+import { matrixBlock, MatrixTable, keyCols, keyRows } from './matrix-table.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { HeadShapes } from './head-shapes.js';
 

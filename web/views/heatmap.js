@@ -3,7 +3,9 @@
 // keyboard cursor, zoom, and every value as a table on demand, a page of rows at a time.
 // It has MatrixTable's interface (table, reveal, revealRows, mark, cell), so a stage picks either
 // with matrixView(). Drawing only: the numbers are shown as given, never computed here.
-import { el, fmt, MatrixTable, maxAbsFinite, setText } from './util.js';
+import { el, setText } from './dom.js';
+import { fmt, maxAbsFinite } from './format.js';
+import { MatrixTable } from './matrix-table.js';
 
 /** Above this many tokens a matrix with a row per token (o.tokenRows) is drawn as a heatmap, and
  *  so is any matrix this many rows and columns (d_model 64 x d_k 64 weights). Above it a table is

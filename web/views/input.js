@@ -1,6 +1,6 @@
 // input.js: the sentence box, the preset buttons and the message list (errors and URL notices).
 // Text from the learner or the URL is only ever set with textContent / value.
-import { el } from './util.js';
+import { el } from './dom.js';
 import { PRESETS } from '../state.js';
 
 export class InputView {

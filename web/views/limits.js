@@ -4,7 +4,8 @@
 // model's "can and cannot" note: the honest numbers from the model file's info (written there by
 // the evaluation, never typed here) and a minimal pair it gets wrong, traced live by the core.
 // Words and numbers only: no attention maths, no model logic.
-import { el, pct, says, setSays } from './util.js';
+import { el, says, setSays } from './dom.js';
+import { pct } from './format.js';
 import { LIMIT_PAIRS } from '../state.js';
 
 // how many different same-kind warnings are written out before "and N more"

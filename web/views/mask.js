@@ -2,17 +2,9 @@
 // its scaled scores above, and the cells of later keys turn into −∞ below (weight 0 after
 // softmax); the last step comes back to the followed row. Without the mask every row passes
 // through unchanged, and the stage says so.
-import {
-  el,
-  fmt,
-  matrixBlock,
-  rowOf,
-  setText,
-  writeOnce,
-  replay,
-  keyCols,
-  StripWindow,
-} from './util.js';
+import { el, setText, writeOnce, replay } from './dom.js';
+import { fmt, rowOf } from './format.js';
+import { matrixBlock, keyCols, StripWindow } from './matrix-table.js';
 import { matrixView, refreshStage } from './heatmap.js';
 
 export class MaskStage {

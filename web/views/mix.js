@@ -4,23 +4,9 @@
 // ("so far", the core's sum over the keys added) until it equals the trace's output. A stacked bar
 // shows each key's share. With many keys only the heaviest are stepped through; the last step adds
 // the others together. Nothing is multiplied or added here.
-import {
-  el,
-  wholeMatrix,
-  fmt,
-  pct,
-  matrixBlock,
-  rowOf,
-  colOf,
-  tint,
-  maxAbsFinite,
-  setText,
-  setWidth,
-  writeOnce,
-  says,
-  setSays,
-  replay,
-} from './util.js';
+import { el, setText, setWidth, writeOnce, says, setSays, replay } from './dom.js';
+import { fmt, pct, rowOf, colOf, tint, maxAbsFinite } from './format.js';
+import { wholeMatrix, matrixBlock } from './matrix-table.js';
 import { matrixView, refreshStage } from './heatmap.js';
 
 const NEAR_COPY = 0.9; // a top weight from here on: the output is called nearly one V row

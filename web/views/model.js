@@ -4,7 +4,7 @@
 // from the model file), the project version that trained it, the dev and held-out sets' numbers
 // with the baselines, the model's reading of the followed token (trace.guesses) and the tokens
 // outside the vocabulary. It formats what the core returns: no maths, no model logic.
-import { el, says } from './util.js';
+import { el, says } from './dom.js';
 
 /** An element whose text is a says() sentence: the text plus data-says (key and raw values). */
 const said = (tag, attrs, s) =>

@@ -1,6 +1,6 @@
 // player-bar.js: the play / pause / step / scrub / replay / speed controls. It forwards clicks to
 // the Player and reflects the Player's snapshot; it does not keep time itself.
-import { el, writeOnce } from './util.js';
+import { el, writeOnce } from './dom.js';
 import { SPEEDS } from '../player.js';
 
 export class PlayerBar {

@@ -3,7 +3,8 @@
 // then says how close the guess was, from the trace's weights: the guess's share, its rank, and
 // the top token's share. Guesses are remembered per sentence and followed token, in the page's
 // own Map (ctx.predictions). Ranking only: the weights are the core's.
-import { el, pct, setText } from './util.js';
+import { el, setText } from './dom.js';
+import { pct } from './format.js';
 
 /** The guess's place in a weight row: {rank (1 = top), weight, top, topWeight}. Ties share a rank. */
 export function judge(weights, guess) {

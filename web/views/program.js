@@ -3,7 +3,7 @@
 // the stage each line computes), highlights the lines of the stage being shown, offers a copy,
 // and says whether running it gives the page's numbers (result.program.matches, from the core).
 // No maths and no program text of its own.
-import { el } from './util.js';
+import { el } from './dom.js';
 
 export class ProgramView {
   /** root: the panel (hidden unless the model is numpy); ctx: {t} */

@@ -6,7 +6,9 @@
 // with another W: their first cell's products and sum come in one step, then every other cell.
 // Any cell can still be picked to see its sum. The products come from core.dotSteps; the cells
 // from the trace.
-import { el, fmt, matrixBlock, rowOf, colOf, setText, writeOnce, says } from './util.js';
+import { el, setText, writeOnce, says } from './dom.js';
+import { fmt, rowOf, colOf } from './format.js';
+import { matrixBlock } from './matrix-table.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 

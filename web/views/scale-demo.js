@@ -3,7 +3,8 @@
 // one axis (before and after ÷√d_k), the spread next to √d_k for every d_k, and the softmax's top
 // weight with and without scaling, for rows as long as the learner's sentence. Drawing only:
 // every number is core.scaleDemo's; nothing is computed here.
-import { el, svg, fmt, pct, setText, writeOnce } from './util.js';
+import { el, svg, setText, writeOnce } from './dom.js';
+import { fmt, pct } from './format.js';
 
 const SAMPLES = 1024; // dot products drawn per d_k (rows × keys)
 const BINS = 41; // histogram bins over [−range, range]

@@ -3,21 +3,10 @@
 // the spread (max − min, core.finiteRange) before and after; the last step comes back to the
 // followed row and what softmax makes of it either way (core.softmaxSteps). With scaling off the
 // stage says so and draws one row, not two identical ones. The √d_k experiment sits below.
-import {
-  el,
-  svg,
-  fmt,
-  pct,
-  matrixBlock,
-  rowOf,
-  BarList,
-  setText,
-  writeOnce,
-  says,
-  setSays,
-  replay,
-  keyCols,
-} from './util.js';
+import { el, svg, setText, writeOnce, says, setSays, replay } from './dom.js';
+import { fmt, pct, rowOf } from './format.js';
+import { matrixBlock, keyCols } from './matrix-table.js';
+import { BarList } from './readouts.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 

@@ -3,19 +3,9 @@
 // up, and the sum lands in cell (i, j), with the angle between the two arrows beside it; the last
 // step fills every other row the same way. The products and sums come from core.dotSteps (the
 // entries past the first COMPACT are summed by the core too); the cells from the trace.
-import {
-  el,
-  svg,
-  fmt,
-  matrixBlock,
-  rowOf,
-  writeOnce,
-  says,
-  setSays,
-  replay,
-  keyCols,
-  keyRows,
-} from './util.js';
+import { el, svg, writeOnce, says, setSays, replay } from './dom.js';
+import { fmt, rowOf } from './format.js';
+import { matrixBlock, keyCols, keyRows } from './matrix-table.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 

@@ -1,7 +1,7 @@
 // settings.js: the what-if controls (heads, d_model, d_k, causal, scaling, temperature, tied
 // W_K = W_Q, positions, seed) and one-click experiments. It reflects the state and reports
 // changes through actions.setSetting; ranges come from the URL table, not from here.
-import { el } from './util.js';
+import { el } from './dom.js';
 import { TABLE } from '../state.js';
 import { MODELS } from '../core.js';
 

@@ -2,7 +2,7 @@
 // snippet (shareLinks), each with a Copy button. The wiring hands the view a links() that calls
 // shareLinks with its state. Not the place for URL rules (state.js) or the iframe protocol
 // (embed/).
-import { el } from './util.js';
+import { el } from './dom.js';
 import { serialize, TABLE, outsideName } from '../state.js';
 
 const KINDS = ['link', 'iframe', 'element'];

@@ -1,6 +1,6 @@
 // shortcuts.js: the keyboard shortcuts and the dialog that lists them ("?" opens it). Keys are
 // ignored while typing in a field, so the sentence box and number inputs behave normally.
-import { el } from './util.js';
+import { el } from './dom.js';
 
 const KEYS = [
   ['Space / K', 'key.play'],

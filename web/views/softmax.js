@@ -3,19 +3,10 @@
 // sum, and each divided by the sum (bars grow to the weights). Before the weights are shown the
 // learner may guess the token the row attends to most (predict.js). The full weight matrix shows
 // each row's sum, which is 1. The softmax lab sits below.
-import {
-  el,
-  wholeMatrix,
-  fmt,
-  pct,
-  matrixBlock,
-  rowOf,
-  BarList,
-  setText,
-  writeOnce,
-  keyCols,
-  StripWindow,
-} from './util.js';
+import { el, setText, writeOnce } from './dom.js';
+import { fmt, pct, rowOf } from './format.js';
+import { wholeMatrix, matrixBlock, keyCols, StripWindow } from './matrix-table.js';
+import { BarList } from './readouts.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 import { Predict } from './predict.js';

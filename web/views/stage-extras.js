@@ -4,7 +4,7 @@
 // opened and updated only while open, so typing never waits for a closed picture. `links` (put at
 // the top of the stage) has one button per picture that opens it and scrolls it into view.
 // Not a stage and not a panel itself; it computes nothing.
-import { el, panelFailed } from './util.js';
+import { el, panelFailed } from './dom.js';
 import { AnalogyPanel } from './panels/analogy.js';
 import { Plane2DPanel } from './panels/plane2d.js';
 import { SoftmaxLabPanel } from './panels/softmax-lab.js';

@@ -1,6 +1,6 @@
 // tokens.js: stage 1. The sentence as token chips (index, text, kind), appearing one by one.
 // Clicking a chip follows that token; a multi-character Chinese chip can be split by the learner.
-import { el } from './util.js';
+import { el } from './dom.js';
 
 export class TokensStage {
   constructor(root, ctx) {

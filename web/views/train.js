@@ -4,7 +4,7 @@
 // with model 'custom' and the attention map sharpens while the model learns. Pause, resume, reset
 // to random weights, reset to the shipped model. It draws and relays; the core trains and
 // computes every number shown.
-import { el, svg } from './util.js';
+import { el, svg } from './dom.js';
 import { TrainRunner } from '../train-runner.js';
 
 const W = 520; // loss curve: viewBox size and margins (layout only)

@@ -15,7 +15,7 @@
 // The walkthrough marks them data-active="out" / "in" and, when asked (reveal), scrolls the page
 // by the least amount that puts them below the sticky player bar (#stagebar) and inside the
 // viewport. The page writes narrate(k) into #narration on every step, during play too.
-import { el } from './util.js';
+import { el } from './dom.js';
 import { TokensStage } from './tokens.js';
 import { EmbeddingsStage } from './embeddings.js';
 import { ProjectStage } from './project.js';

@@ -4,7 +4,9 @@
 // A long sentence (more than FEW tokens) shows only the TOP books with the most weight, plus the
 // reader itself; one line says how many books are left out and how much weight they hand over.
 
-import { uid, el, num, vector, bar, clear, rowOf, colOf, at, clampIndex, fmt } from '../util.js';
+import { uid, el, clear } from '../dom.js';
+import { rowOf, colOf, at, clampIndex, fmt } from '../format.js';
+import { num, vector, bar } from '../readouts.js';
 
 const FEW = 12; // up to this many tokens every book is shown
 const TOP = 8; // above it, the books with the most weight (a learner cannot read 64 cards)

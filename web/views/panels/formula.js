@@ -2,7 +2,9 @@
 // font bundle, no TeX). Each term is focusable; hover or focus explains it and highlights its
 // matrices. It does not compute: √d_k is the core's norm of a d_k-long vector of ones.
 
-import { uid, el, mathml, num, fmt, clear } from '../util.js';
+import { uid, el, mathml, clear } from '../dom.js';
+import { fmt } from '../format.js';
+import { num } from '../readouts.js';
 
 // term -> the matrices it names on the page (the trace's field names)
 const TERMS = [

@@ -3,7 +3,9 @@
 // shown (products, q·k, lengths, cos θ, angle, ÷√2, weights) comes from core.dotSteps and
 // core.softmaxSteps; this file only positions arrows and rounds coordinates for readability.
 
-import { uid, el, svg, num, bar, clear, fmt, fmtFactor } from '../util.js';
+import { uid, el, svg, clear } from '../dom.js';
+import { fmt, fmtFactor } from '../format.js';
+import { num, bar } from '../readouts.js';
 
 const SIZE = 340; // viewBox width and height
 const ORIGIN = SIZE / 2; // the plane's (0, 0) in viewBox units

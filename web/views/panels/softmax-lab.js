@@ -2,7 +2,9 @@
 // then shows the core's softmaxSteps stage by stage: max, subtract, exp, sum, divide.
 // It does not compute softmax; parsing and layout only. Bad input is a message, never a throw.
 
-import { uid, el, num, bar, clear, fmt, rowOf, clampIndex } from '../util.js';
+import { uid, el, clear } from '../dom.js';
+import { fmt, rowOf, clampIndex } from '../format.js';
+import { num, bar } from '../readouts.js';
 
 export const MAX_SCORES = 512;
 const FLOAT32_MAX = 3.4028234663852886e38;
