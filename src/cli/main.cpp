@@ -1,5 +1,6 @@
 // main.cpp: qkv, the native command line over the attention core: text or JSON in, JSON out
 // (json_io.hpp writes it). Errors: exit status 2 and one line on stderr. Not a server or the page.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "ap_version.hpp"
 #include "default_model.hpp"
 #include "error.hpp"
+#include "hf_tokenize.hpp"
 #include "inference.hpp"
 #include "io.hpp"
 #include "json_io.hpp"
@@ -26,6 +28,8 @@ namespace {
 
 const char* const kUsage =
     "usage: qkv tokenize TEXT [--max-tokens N]\n"
+    "       qkv tokenize --hf DIR TEXT | --hf DIR --jsonl FILE   (a Hugging Face model folder's\n"
+    "                      tokenizer; each line of FILE a JSON string, one JSON line out each)\n"
     "       qkv trace TEXT [--seed N] [--d-model N] [--heads N] [--d-k N] [--causal]\n"
     "                      [--no-scale] [--temperature T] [--tie-qk] [--no-positions]\n"
     "                      [--max-tokens N] [--model default|random|numpy|FILE.apm]\n"
@@ -176,7 +180,9 @@ int run(int argc, char** argv) {
   }
   const std::string cmd = args[0];
   args.erase(args.begin());
-  if (cmd == "tokenize") {
+  if (cmd == "tokenize" && std::find(args.begin(), args.end(), "--hf") != args.end()) {
+    ap::cli::tokenize_hf(args);
+  } else if (cmd == "tokenize") {
     const Args a = parse_args(args, false);
     const auto tokens = ap::tokenize(a.text, ap::default_lexicon(), a.settings.max_tokens);
     std::cout << ap::tokens_to_json(tokens) << "\n";
