@@ -1,7 +1,8 @@
 """gen_unicode_tables.py: writes src/core/unicode_data.cpp, the Unicode character tables the
 Hugging Face tokenizers need (hf_tokenizer.cpp), from Python's unicodedata.
 
-  /usr/bin/python3 scripts/gen_unicode_tables.py     (rewrites the file; commit the result)
+  /usr/bin/python3 scripts/gen_unicode_tables.py           (rewrites the file; commit the result)
+  /usr/bin/python3 scripts/gen_unicode_tables.py --check   (exit 1 when the file differs; CTest)
 
 Tables (each a sorted list of inclusive code point ranges unless said otherwise):
   letter        general category L*           GPT-2's \\p{L}
@@ -190,9 +191,17 @@ def main():
     out.append(TAIL_PUBLIC)
     out.append("}  // namespace ap::unicode\n")
     text = "".join(out)
+    # clang-format reads the style of the file's directory (the repository's .clang-format)
+    text = subprocess.run(["clang-format", "--assume-filename=" + OUT], input=text, check=True,
+                          capture_output=True, text=True).stdout
+    if "--check" in sys.argv[1:]:
+        with open(OUT, encoding="utf-8") as f:
+            same = f.read() == text
+        print("%s is %s" % (os.path.relpath(OUT, ROOT), "up to date" if same else
+                            "out of date: run /usr/bin/python3 scripts/gen_unicode_tables.py"))
+        sys.exit(0 if same else 1)
     with open(OUT, "w", encoding="utf-8") as f:
         f.write(text)
-    subprocess.run(["clang-format", "-i", OUT], check=True)
     print("wrote %s (Unicode %s): %d lower runs, %d ccc ranges, %d decompositions" % (
         os.path.relpath(OUT, ROOT), unicodedata.unidata_version, len(runs), len(cccs), len(nfd)))
 

@@ -327,5 +327,28 @@ else
   fail "qkv-train on 60 sentences: $(head -c 300 "$tmp/train.err")"
 fi
 
+# --- qkv tokenize --hf: a Hugging Face tokenizer folder (ids checked against other
+# implementations in tests/hf; here the CLI's paths) ---------------------------------------------
+mkdir -p "$tmp/bert"
+printf '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nhello\n##s\n,\n' >"$tmp/bert/vocab.txt"
+expect_ok "tokenize --hf vocab.txt" $null tokenize --hf "$tmp/bert" "Hellos, x"
+if "$py" -c 'import json,sys; d=json.load(sys.stdin); assert d["tokens"]==["[CLS]","hello","##s",",","[UNK]","[SEP]"], d' <"$tmp/out"; then
+  pass
+else
+  fail "tokenize --hf: pieces"
+fi
+printf '"hello"\n"Hellos, hello"\n' >"$tmp/lines.jsonl"
+if [[ $("$qkv" tokenize --hf "$tmp/bert" --jsonl "$tmp/lines.jsonl" | wc -l) -eq 2 ]]; then
+  pass
+else
+  fail "tokenize --hf --jsonl: one line out per line in"
+fi
+expect_error "tokenize --hf: no such folder" $null tokenize --hf "$tmp/nowhere" "x"
+expect_error "tokenize --hf: no text" $null tokenize --hf "$tmp/bert"
+printf '{"do_lower_case": 3}' >"$tmp/bert/tokenizer_config.json"
+expect_error "tokenize --hf: a bad tokenizer_config.json" $null tokenize --hf "$tmp/bert" "x"
+printf '{"model": [' >"$tmp/bert/tokenizer.json"
+expect_error "tokenize --hf: a broken tokenizer.json" $null tokenize --hf "$tmp/bert" "x"
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
