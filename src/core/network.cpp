@@ -150,11 +150,16 @@ NormTrace layer_norm(MatrixRef x, const LayerNormParams& p) {
   const Eigen::Index n = x.rows(), d = x.cols();
   NormTrace t;
   t.xhat.resize(n, d);
+  t.mean.resize(n);
+  t.std.resize(n);
   t.rstd.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const float mean = x.row(i).mean();
     const float var = (x.row(i).array() - mean).square().mean();
-    const float r = 1.0f / std::sqrt(var + kLayerNormEps);
+    const float sd = std::sqrt(var + kLayerNormEps);
+    const float r = 1.0f / sd;
+    t.mean[i] = mean;
+    t.std[i] = sd;
     t.rstd[i] = r;
     t.xhat.row(i) = (x.row(i).array() - mean) * r;
   }
@@ -207,11 +212,57 @@ NetworkTrace network_forward(const Network& net, MatrixRef X, const AttentionOpt
       block = block.cwiseProduct(T.keep_ffn);
     }
     T.output = T.mid + block;
+    T.ffn_out = std::move(block);
     stream = T.output;
     t.layers.push_back(std::move(T));
   }
   t.norm_out = layer_norm(stream, net.norm_out);  // read-out
   return t;
+}
+
+const char* to_string(StepKind k) {
+  switch (k) {
+    case StepKind::norm:
+      return "norm";
+    case StepKind::attention:
+      return "attention";
+    case StepKind::add:
+      return "add";
+    case StepKind::feed_forward:
+      return "feed_forward";
+  }
+  return "";
+}
+
+LayerWalk layer_walk(const Network& net, const NetworkTrace& t, int l) {
+  if (l < 0 || l >= net.depth() || t.layers.size() != net.layers.size())
+    throw Error("shape_mismatch", "no such layer in this trace");
+  const Layer& L = net.layers[static_cast<std::size_t>(l)];
+  const LayerTrace& T = t.layers[static_cast<std::size_t>(l)];
+  LayerWalk w;
+  w.steps.reserve(6);
+  auto step = [&](StepKind kind, const char* name, std::vector<int> from, const Matrix* out) {
+    WalkStep s;
+    s.kind = kind;
+    s.name = name;
+    s.from = std::move(from);
+    s.out = out;
+    w.steps.push_back(std::move(s));
+    return &w.steps.back();
+  };
+  // pass A1
+  WalkStep* s = step(StepKind::norm, "norm_attn", {kLayerInput}, &T.norm_attn.y);
+  s->norm = &T.norm_attn;
+  s->params = &L.norm_attn;
+  step(StepKind::attention, "attention", {0}, &T.attn.output);        // pass A2
+  step(StepKind::add, "residual_attn", {kLayerInput, 1}, &T.mid);     // pass A3
+  s = step(StepKind::norm, "norm_ffn", {2}, &T.norm_ffn.y);           // pass F1
+  s->norm = &T.norm_ffn;
+  s->params = &L.norm_ffn;
+  step(StepKind::feed_forward, "feed_forward", {3}, &T.ffn_out)->hidden = &T.hidden;  // pass F2
+  step(StepKind::add, "residual_ffn", {2, 4}, &T.output);             // pass F3
+  w.attention_input = 0;
+  return w;
 }
 
 Matrix network_backward(const Network& net, const NetworkTrace& t, MatrixRef dY, Network& grad,

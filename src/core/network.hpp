@@ -67,6 +67,8 @@ Network zeros_like(const Network& net);
 
 struct NormTrace {
   Matrix xhat;  // n x d_model: (x - mean) / sqrt(var + eps)
+  Vector mean;  // n: each row's mean
+  Vector std;   // n: each row's spread, sqrt(var + eps)
   Vector rstd;  // n: 1 / sqrt(var + eps)
   Matrix y;     // n x d_model: xhat * gain + bias
 };
@@ -82,16 +84,46 @@ struct LayerTrace {
   Matrix mid;           // M = X_l + A
   NormTrace norm_ffn;   // .y = U
   Matrix hidden;        // H = relu(U W_1 + b_1): n x d_ff
+  Matrix ffn_out;       // F = H W_2 + b_2 (after dropout): what pass F3 adds to M, n x d_model
   Matrix output;        // X_{l+1}
   // residual dropout while training (Dropout below): per entry 0 or 1 / (1 - rate), n x d_model,
   // multiplying A in pass A3 and H W_2 + b_2 in pass F3; empty when there is none (inference)
   Matrix keep_attn, keep_ffn;
 };
 
+// One layer read as the walk a learner follows from its input to its output, in the order the
+// steps run. A step reads earlier steps (kLayerInput = the layer's input X_l) and makes one
+// n x d_model matrix. The kinds are the same for every transformer block; where the LayerNorms sit
+// (before each block, as here and in GPT-2, or after each residual add, as in BERT) is only the
+// order and the `from` of the steps, so a page that follows the walk needs no other knowledge of
+// the architecture. Pointers are into the trace and the network: valid while both live.
+enum class StepKind { norm, attention, add, feed_forward };
+const char* to_string(StepKind k);
+constexpr int kLayerInput = -1;
+
+struct WalkStep {
+  StepKind kind = StepKind::add;
+  const char* name = "";          // "norm_attn", "attention", "residual_attn", "norm_ffn", ...
+  std::vector<int> from;          // the steps it reads, in order (add: the two it sums)
+  const Matrix* out = nullptr;    // n x d_model
+  const NormTrace* norm = nullptr;        // norm: the row statistics
+  const LayerNormParams* params = nullptr;  // norm: gain and bias
+  const Matrix* hidden = nullptr;           // feed_forward: relu(U W_1 + b_1), n x d_ff
+};
+
+struct LayerWalk {
+  std::vector<WalkStep> steps;
+  int attention_input = kLayerInput;  // the step whose out is the attention's X
+};
+
 struct NetworkTrace {
   std::vector<LayerTrace> layers;
   NormTrace norm_out;  // .y = Y, the read-out
 };
+
+// The walk of layer l of a pre-LayerNorm network: norm_attn, attention, residual_attn, norm_ffn,
+// feed_forward, residual_ffn; the attention reads step 0.
+LayerWalk layer_walk(const Network& net, const NetworkTrace& t, int l);
 
 // Residual dropout, for training only: each entry of a block's output (the attention's A, the
 // feed-forward's H W_2 + b_2) is zeroed with chance rate before it joins the stream, the others

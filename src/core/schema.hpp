@@ -209,14 +209,46 @@ typename W::Node numpy_program_node(const W& w, const TextTrace& t) {
   return o;
 }
 
+// One layer's walk (network.hpp's LayerWalk): {attention_input (the step whose out is the
+// attention's X; -1: the layer's input), steps: [{kind ("norm", "attention", "add",
+// "feed_forward"), name, from: [step index, -1 = the layer's input], out (n x d_model), and for a
+// norm: mean, std (per row: sqrt(var + eps)), gain, bias, eps}]}.
+template <class W>
+typename W::Node walk(const W& w, const LayerWalk& lw) {
+  typename W::Node o = w.object();
+  put(w, o, "attention_input", lw.attention_input);
+  typename W::Node steps = w.array();
+  for (const WalkStep& s : lw.steps) {
+    typename W::Node so = w.object();
+    put(w, so, "kind", to_string(s.kind));
+    put(w, so, "name", s.name);
+    typename W::Node from = w.array();
+    for (int f : s.from) w.push(from, w.value(f));
+    w.set(so, "from", std::move(from));
+    w.set(so, "out", w.matrix(*s.out));
+    if (s.norm) {
+      w.set(so, "mean", w.row(RowVector(s.norm->mean.transpose())));
+      w.set(so, "std", w.row(RowVector(s.norm->std.transpose())));
+      w.set(so, "gain", w.row(RowVector(s.params->gain.row(0))));
+      w.set(so, "bias", w.row(RowVector(s.params->bias.row(0))));
+      put(w, so, "eps", kLayerNormEps);
+    }
+    w.push(steps, std::move(so));
+  }
+  w.set(o, "steps", std::move(steps));
+  return o;
+}
+
 // Every layer of a trained model's trace: [{heads, X, concat, W_O, output (the attention, as
 // write_trace without config), input (the residual stream entering the layer, X_0 = E + P for the
 // first), mid (input + attention output), hidden (the feed-forward block's ReLU output), stream
-// (the residual stream leaving the layer)}]. The last layer's attention is the trace's own.
+// (the residual stream leaving the layer), walk (walk(): the layer as ordered steps from input to
+// stream)}]. The last layer's attention is the trace's own.
 template <class W>
-typename W::Node layers(const W& w, const NetworkTrace& t) {
+typename W::Node layers(const W& w, const Network& net, const NetworkTrace& t) {
   typename W::Node out = w.array();
-  for (const LayerTrace& L : t.layers) {
+  for (std::size_t l = 0; l < t.layers.size(); ++l) {
+    const LayerTrace& L = t.layers[l];
     typename W::Node o = w.object();
     w.set(o, "X", w.matrix(L.attn.X));
     typename W::Node heads = w.array();
@@ -229,6 +261,7 @@ typename W::Node layers(const W& w, const NetworkTrace& t) {
     w.set(o, "mid", w.matrix(L.mid));
     w.set(o, "hidden", w.matrix(L.hidden));
     w.set(o, "stream", w.matrix(L.output));
+    w.set(o, "walk", walk(w, layer_walk(net, t, static_cast<int>(l))));
     w.push(out, std::move(o));
   }
   return out;
@@ -269,7 +302,7 @@ void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const
   if (!m) return;
   w.set(o, "model", card());
   if (!t.network.layers.empty()) w.set(o, "input", w.matrix(t.network.layers.front().input));
-  if (parts.layers) w.set(o, "layers", layers(w, t.network));
+  if (parts.layers) w.set(o, "layers", layers(w, m->net, t.network));
   w.set(o, "readout", w.matrix(t.network.norm_out.y));
   if (!parts.guesses) return;
   typename W::Node guesses = w.array();

@@ -276,3 +276,68 @@ TEST_CASE("parameters: one fixed order, named, and the shapes of the network") {
   CHECK(ap_test::code_of([] { ap::init_network(6, 3, 2, 10, 0, 1); }) == "model_invalid");
   CHECK(ap_test::code_of([] { ap::init_network(6, 3, 2, 0, 2, 1); }) == "model_invalid");
 }
+
+TEST_CASE("layer_walk: every step recomputes from the steps it reads, layer to layer") {
+  ap::Network net = ap::init_network(8, 2, 4, 12, 3, 7);
+  roughen(net, 90);
+  ap::AttentionOptions opt;
+  opt.heads = 2;
+  const Matrix X = normal(5, 8, 11);
+  const ap::NetworkTrace t = ap::network_forward(net, X, opt);
+  Matrix input = X;
+  for (int l = 0; l < net.depth(); ++l) {
+    const ap::LayerWalk w = ap::layer_walk(net, t, l);
+    REQUIRE(w.steps.size() == 6);
+    const auto read = [&](int from) -> const Matrix& {
+      return from == ap::kLayerInput ? input : *w.steps[static_cast<std::size_t>(from)].out;
+    };
+    for (std::size_t s = 0; s < w.steps.size(); ++s) {
+      const ap::WalkStep& st = w.steps[s];
+      CAPTURE(l);
+      CAPTURE(st.name);
+      for (int f : st.from) CHECK(f < static_cast<int>(s));  // a step reads only earlier steps
+      const Matrix& a = read(st.from.at(0));
+      switch (st.kind) {
+        case ap::StepKind::norm:
+          REQUIRE(st.norm != nullptr);
+          for (Eigen::Index i = 0; i < a.rows(); ++i) {
+            const float mean = a.row(i).mean();
+            const float var = (a.row(i).array() - mean).square().mean();
+            CHECK(st.norm->mean[i] == doctest::Approx(mean).epsilon(1e-5));
+            CHECK(st.norm->std[i] == doctest::Approx(std::sqrt(var + ap::kLayerNormEps)));
+            for (Eigen::Index j = 0; j < a.cols(); ++j)
+              CHECK((*st.out)(i, j) == doctest::Approx((a(i, j) - st.norm->mean[i]) /
+                                                           st.norm->std[i] *
+                                                           st.params->gain(0, j) +
+                                                       st.params->bias(0, j))
+                                           .epsilon(1e-4));
+          }
+          break;
+        case ap::StepKind::add:
+          REQUIRE(st.from.size() == 2);
+          CHECK((*st.out - (a + read(st.from[1]))).cwiseAbs().maxCoeff() < 1e-5f);
+          break;
+        case ap::StepKind::attention:
+          CHECK((*st.out - ap::attend(a, net.layers[static_cast<std::size_t>(l)].attn, opt).output)
+                    .cwiseAbs()
+                    .maxCoeff() < 1e-5f);
+          break;
+        case ap::StepKind::feed_forward: {
+          const ap::Layer& L = net.layers[static_cast<std::size_t>(l)];
+          const Matrix h = ((a * L.W_1).rowwise() + L.b_1.row(0)).cwiseMax(0.0f);
+          CHECK((*st.hidden - h).cwiseAbs().maxCoeff() < 1e-5f);
+          CHECK((*st.out - ((h * L.W_2).rowwise() + L.b_2.row(0))).cwiseAbs().maxCoeff() < 1e-5f);
+          break;
+        }
+      }
+    }
+    // the attention's X is the step the walk names; the last step is the layer's output
+    CHECK((read(w.attention_input) - t.layers[static_cast<std::size_t>(l)].attn.X)
+              .cwiseAbs()
+              .maxCoeff() == 0.0f);
+    input = *w.steps.back().out;
+    CHECK((input - t.layers[static_cast<std::size_t>(l)].output).cwiseAbs().maxCoeff() == 0.0f);
+  }
+  CHECK_THROWS_AS(ap::layer_walk(net, t, 3), ap::Error);
+  CHECK(std::string(ap::to_string(ap::StepKind::feed_forward)) == "feed_forward");
+}
