@@ -3,7 +3,7 @@
 // runs the core when the state changes, hands the trace to the views and reports what happened
 // (data-* markers on `host`, options.onEvent). It draws nothing itself and computes no attention.
 // Page boot is main.js; the custom element is embed/element.js; the iframe protocol embed/frame.js.
-import { Core, layerView, VERSION } from './core.js';
+import { Core, layerView, VERSION, LIMITS } from './core.js';
 import {
   parse,
   serialize,
@@ -35,6 +35,8 @@ import { LimitsView, LimitsNote } from './views/limits.js';
 import { Later, inputPending } from './views/later.js';
 import { panelFailed } from './views/dom.js';
 import { predictionKey } from './views/predict.js';
+import { veil } from './views/veil.js';
+import { withMark } from './views/taught.js';
 import { ProgramView } from './views/program.js';
 import { highlightCells } from './views/highlight.js';
 import { renderLayerPicker, renderHeadPicker } from './views/pickers.js';
@@ -108,11 +110,23 @@ class App {
       focusText: () => $('text').focus(),
       hasCustomModel: () => this.core.hasCustomModel(),
       useCustomModel: () => this.setMany({ model: 'custom' }),
-      // predict, then reveal: play stops at the weights until the learner guesses or skips (and
-      // stays stopped after, so the verdict can be read; ▶ goes on)
-      // (after the frame that asked has finished drawing, so the bar shows the paused state)
-      waitForGuess: () => queueMicrotask(() => this.player.pause()),
-      guessMade: () => this.player.refresh(),
+      // predict, then reveal: play stops at the question until the learner guesses or skips, then
+      // goes on from where it stopped (after the frame that asked has finished drawing, so the
+      // bar shows the paused state)
+      waitForGuess: () =>
+        queueMicrotask(() => {
+          if (!this.player.playing) return;
+          this.player.pause();
+          this.resumeAfterGuess = true;
+        }),
+      guessMade: () => {
+        this.player.refresh();
+        if (this.side.modelInfo) this.later.refresh(this.side.modelInfo, this.modelInfoArgs());
+        if (this.resumeAfterGuess && !this.walk.ctx.asking()) {
+          this.resumeAfterGuess = false;
+          this.player.play();
+        }
+      },
       rerender: () => {
         this.walk.stale = true;
         this.walk.drawn = -1;
@@ -140,6 +154,12 @@ class App {
         // link or the element says predict=1
         predictions: new Map(),
         predictOn: () => this.predictOn(),
+        // whether the followed row's weights wait for the learner's guess (predict.js)
+        asking: () =>
+          !!this.result &&
+          this.predictOn() &&
+          !this.walk.ctx.predictions.has(predictionKey(this.result.tokens, this.state.q)),
+        sentence: () => this.resultFrom?.text,
       },
     );
     this.player = new Player({
@@ -184,9 +204,7 @@ class App {
     if (this.gradient) $('gradient').addEventListener('toggle', () => this.renderGradient());
     // the seed article's NumPy program beside the stages (model=numpy), and its preset
     this.program = part('program', ProgramView);
-    $('preset-numpy')?.addEventListener('click', () =>
-      this.setOptions(numpyPreset(core.numpyArticle())),
-    );
+    $('preset-numpy')?.addEventListener('click', () => this.useNumpyPreset());
     this.mountPanels();
     // parts that are usually out of sight (below the stage, or in a closed <details>): a new trace
     // reaches them through `later`, at once when they are on screen, else when idle or scrolled to
@@ -194,7 +212,12 @@ class App {
       settings: { el: $('settings'), update: (s, r) => this.settings.update(s, r) },
       modelInfo: this.modelInfo && {
         el: $('model-info'),
-        update: (m) => this.modelInfo.update({ ...m, guesses: this.guesses() }),
+        update: (m) =>
+          this.modelInfo.update({
+            ...m,
+            guesses: this.guesses(),
+            veiled: this.veiledAt(this.player.stage),
+          }),
       },
       share: { el: $('share-body'), update: () => this.share.update() },
     };
@@ -341,6 +364,9 @@ class App {
       this.translators.set(lang, translator);
     }
     this.translator = translator;
+    // a new function for the new language: views that keep what they drew in one language
+    // compare their t with the one they are given, and draw again when it differs
+    this.t = (key, params) => this.translator.t(key, params);
     this.state.lang = lang;
     this.applyStrings();
     this.walk.setTranslator(this.t);
@@ -417,8 +443,11 @@ class App {
       }
       this.result = result;
       this.resultFrom = { text: this.state.s, settings, detail }; // what the shown trace came from
+      this.overCount = null;
     } catch (/** @type {any} */ e) {
       if (!e.code) throw e;
+      // too many tokens: the counter says how many were typed, not the last trace's count
+      this.overCount = e.code === 'too_many_tokens' ? this.typedTokens() : null;
       messages.push({ kind: 'error', text: this.errorText(e) });
       this.emit('error', { code: e.code, message: this.errorText(e) });
       if (!this.result) this.fallback(messages);
@@ -437,6 +466,16 @@ class App {
         this.stageMs = ran + performance.now() - Math.max(frameStart, started + ran);
       }, 0),
     );
+  }
+
+  /** How many tokens the typed text has, when it has more than the cap: {n, more} (more: above
+   *  the largest cap the core takes, so n is that cap). */
+  typedTokens() {
+    try {
+      return { n: this.core.tokenize(this.state.s, LIMITS.max_tokens).tokens.length, more: false };
+    } catch {
+      return { n: LIMITS.max_tokens, more: true };
+    }
   }
 
   /** The word the model reads at each token of the shown trace ([{word, probability}], or
@@ -538,13 +577,16 @@ class App {
     this.walk.setModel({ result, state: view });
     this.player.refresh();
     this.arcs.update({ result, state: view });
+    this.veilAsked(this.player.stage);
     this.later.refresh(this.side.settings, this.state, result);
     if (this.side.modelInfo) this.later.refresh(this.side.modelInfo, { result, state: view });
     this.program?.update({ result }); // beside the stage: always in sight
     this.limits?.update({ result, text: this.resultFrom.text });
     this.renderLimitsNote();
     this.renderGradient();
-    renderHeadPicker(this.$('head-picker'), result.config.heads, this.state.head);
+    renderHeadPicker(this.$('head-picker'), result.config.heads, this.state.head, (h) =>
+      withMark(this.t, result, h, String(h + 1)),
+    );
     renderLayerPicker(
       this.$('layer-picker'),
       this.$('toolbar'),
@@ -553,7 +595,16 @@ class App {
       result.layer ?? 0,
     );
     this.input.showCount(
-      this.translator.t('input.count', { n: result.tokens.length, max: result.config.max_tokens }),
+      this.overCount
+        ? this.translator.t(this.overCount.more ? 'input.countOverMax' : 'input.countOver', {
+            n: this.overCount.n,
+            max: this.state.max,
+            shown: result.tokens.length,
+          })
+        : this.translator.t('input.count', {
+            n: result.tokens.length,
+            max: result.config.max_tokens,
+          }),
     );
     this.schedulePanels();
     this.writeUrl();
@@ -645,17 +696,34 @@ class App {
     this.$('narration').setAttribute('aria-live', snap.playing ? 'off' : 'polite');
     this.announce(this.walk.narrate(snap));
     if (this.revealing && FOLLOW.has(why)) this.revealStage(why);
-    // while the learner may still guess the followed token's top key, the link view (its weights)
-    // is veiled up to the softmax stage
-    const ctx = this.walk.ctx;
-    const asking =
-      ctx.predictOn() && !ctx.predictions.has(predictionKey(this.result.tokens, this.state.q));
-    const veiled = asking && snap.stage <= STAGES.indexOf('softmax');
-    this.$('arcs').toggleAttribute('data-veiled', veiled);
-    this.$('arcs').querySelector('.arcs-scroll')?.toggleAttribute('inert', veiled); // not read out either
+    if (why === 'stage' || why === 'step' || why === 'scrub') this.resumeAfterGuess = false;
+    this.veilAsked(snap.stage);
     this.host.dataset.stage = STAGES[snap.stage];
     this.host.dataset.k = String(snap.k);
     if (why === 'frame') this.host.dataset.frameMs = (performance.now() - started).toFixed(2);
+  }
+
+  /** Whether the followed row's weights are hidden at `stage`: the learner may still guess its
+   *  top key, and the walkthrough has not gone past the question (the softmax stage). */
+  veiledAt(stage) {
+    return this.walk.ctx.asking() && stage <= STAGES.indexOf('softmax');
+  }
+
+  // while the learner may still guess, the link view (its weights) and the model's reading of the
+  // followed token are hidden, each saying why
+  veilAsked(stage) {
+    if (!this.result) return;
+    const on = this.veiledAt(stage);
+    const tok = this.result.tokens[this.state.q];
+    veil(this.$('arcs'), on, this.t('veil.arcs', { tok }));
+    if (this.side.modelInfo && this.modelInfoVeiled !== on) {
+      this.modelInfoVeiled = on;
+      this.later.refresh(this.side.modelInfo, this.modelInfoArgs());
+    }
+  }
+
+  modelInfoArgs() {
+    return { result: this.shownTrace(), state: { q: this.state.q, head: this.state.head } };
   }
 
   // the stage in view: a new stage is scrolled to just under the sticky bar, and every step keeps
@@ -774,6 +842,31 @@ class App {
   /** From outside: several URL keys at once ({seed, heads, step, hide, lang, sentence|s, ...}).
    *  Values go through the state table's parsers, so bad ones are ignored or clamped. null puts
    *  a key whose default is "unset" (predict: on in the page, off in embeds) back to it. */
+  // The article's NumPy example replaces the sentence and the settings it fixes: the page says so
+  // and keeps the learner's own one click away
+  useNumpyPreset() {
+    const preset = numpyPreset(this.core.numpyArticle());
+    const before = Object.fromEntries(Object.keys(preset).map((k) => [k, this.state[k]]));
+    this.setOptions(preset);
+    if (before.s === preset.s) return;
+    const back = () => {
+      Object.assign(this.state, before);
+      this.input.setText(before.s);
+      this.state.q = -1;
+      this.pickedQ = false;
+      this.run(false);
+    };
+    this.messages = [
+      ...this.messages,
+      {
+        kind: 'notice',
+        text: this.t('program.replaced', { s: before.s, n: preset.s }),
+        action: { label: this.t('program.restore'), run: back },
+      },
+    ];
+    this.input.showMessages(this.messages);
+  }
+
   setOptions(options) {
     const read = readOptions(options);
     if (!read) return;

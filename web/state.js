@@ -64,6 +64,42 @@ export const LIMIT_PAIRS = Object.freeze([
   },
 ]);
 
+/** Sentences of ours whose pronoun people read one way: the guess in the softmax stage may say
+ *  which reading people give (predict.js). A sentence matches with or without its final stop. */
+export const READINGS = Object.freeze([
+  { s: PRESETS[0], pronoun: '它', word: '小猫' },
+  { s: PRESETS[3], pronoun: 'it', word: 'animal' },
+  { s: LIMIT_PAIRS[0].a, pronoun: 'it', word: 'trophy' },
+  { s: LIMIT_PAIRS[0].b, pronoun: 'it', word: 'suitcase' },
+  { s: LIMIT_PAIRS[1].b, pronoun: 'it', word: 'street' },
+  { s: LIMIT_PAIRS[2].a, pronoun: '它', word: '奖杯' },
+  { s: LIMIT_PAIRS[2].b, pronoun: '它', word: '箱子' },
+  { s: LIMIT_PAIRS[3].a, pronoun: '它', word: '小鸟' },
+  { s: LIMIT_PAIRS[3].b, pronoun: '它', word: '山' },
+  {
+    s: 'The city council refused the demonstrators a permit because they feared violence.',
+    pronoun: 'they',
+    word: 'council',
+  },
+  {
+    s: 'The city council refused the demonstrators a permit because they advocated violence.',
+    pronoun: 'they',
+    word: 'demonstrators',
+  },
+  { s: '老鼠躲着猫，因为它害怕。', pronoun: '它', word: '老鼠' },
+]);
+
+/** The reading people give for token q of `text` (tokens: the trace's), as {col} (the key that
+ *  names the antecedent), or null when the sentence, its pronoun or the word is not ours. */
+export function readingOf(text, tokens, q) {
+  const bare = (x) => x.trim().replace(/[.。!！]+$/u, '');
+  const low = (x) => String(x).toLowerCase();
+  const r = READINGS.find((x) => bare(x.s) === bare(text));
+  if (!r || low(tokens[q]) !== r.pronoun) return null;
+  const col = tokens.findIndex((x) => low(x) === r.word);
+  return col < 0 ? null : { col };
+}
+
 /** The walkthrough's stages, in the core's pass order; `step` in the URL is 1-based. */
 export const STAGES = Object.freeze([
   'tokens',

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launch, startServer, distDir, collectErrors, shot } from './harness.mjs';
+import { launch, startServer, distDir, root, collectErrors, shot } from './harness.mjs';
 import { RESIZE_STEP } from '../../web/embed/frame.js';
 
 let browser = null;
@@ -98,6 +98,40 @@ test('course page from disk: the element and the iframe (handed to the single fi
   await page.close();
 });
 
+test('course page opened from the source tree after scripts/build: both widgets start, cells shown', async () => {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const errors = collectErrors(page);
+  // examples/course.html itself, not its copy in dist/: its ../embed/ is not there, ../dist/embed/ is
+  await page.goto(pathToFileURL(path.join(root, 'examples/course.html')).href);
+  await page.waitForSelector('#zh-widget[data-ready="1"]', { timeout: 20000 });
+  assert.equal(await page.getAttribute('#zh-widget', 'data-stage'), 'softmax');
+  assert.equal(
+    await page.locator('#zh-widget #stage-body td[data-matrix="weights"]').count(),
+    49,
+    'the element shows its cells',
+  );
+  const isSingle = (f) => /\/attention-playground\.html\?/.test(f.url());
+  const frame =
+    page.frames().find(isSingle) ??
+    (await page.waitForEvent('framenavigated', { predicate: isSingle, timeout: 20000 }));
+  await frame.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  assert.equal(await frame.getAttribute('body', 'data-stage'), 'mask');
+  assert.ok((await frame.locator('#stage-body td[data-matrix="masked"]').count()) > 0);
+  // the complaints a browser makes on the way: the missing ../embed/ (the reason for the
+  // fallback) and the site's module and WebAssembly refused from disk (the reason for the handover)
+  const expected = (e) =>
+    /examples\/\.\.\/embed\/attention-playground\.js|\/embed\/attention-playground\.js/.test(e) &&
+    /ERR_FILE_NOT_FOUND|Failed to load/.test(e);
+  const refused = (e) =>
+    /dist\/site\/(app\.js|wasm\/attention\.wasm)\b/.test(e) && /CORS|ERR_FAILED/.test(e);
+  assert.deepEqual(
+    errors.filter((e) => !refused(e) && !expected(e)),
+    [],
+  );
+  await shot(page, 'example-course-source');
+  await page.close();
+});
+
 test('Markdown page rendered by the build, with a widget in it', async () => {
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
   const errors = collectErrors(page);
@@ -118,6 +152,10 @@ test('Markdown page rendered by the build, with a widget in it', async () => {
     await page.locator('attention-playground #stage-body td[data-matrix="weights"]').count(),
     49,
   );
+  // the lesson hides what a lesson does not need: training, the title and the sentence box
+  assert.match(await page.getAttribute('attention-playground', 'hide'), /(^|,)train(,|$)/);
+  for (const id of ['train', 'top', 'input'])
+    assert.ok(!(await page.locator(`attention-playground #${id}`).isVisible()), `#${id} hidden`);
   // it uses the trained model, so it must not tell the learner to change a seed that changes nothing
   assert.doesNotMatch(await page.textContent('main'), /seed/i);
   await shot(page, 'example-lesson');

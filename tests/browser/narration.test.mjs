@@ -520,6 +520,22 @@ function check(says, text, ctx) {
       );
       break;
     }
+    case 'model.blind': {
+      // the visible line: the held-out numbers (never used for any choice), in one sentence
+      const info = res.model.info;
+      for (const [k, v] of Object.entries(says.info)) assert.equal(v, info[k] ?? null, k);
+      const acc = Number(info.heldout_pronoun_coref_head);
+      has(`${(100 * acc).toFixed(1)}%`, "the coreference head's held-out share");
+      has(String(Math.round(5 * acc)), 'times in 5');
+      has(String(info.heldout_pronoun_count), 'the held-out pronouns');
+      has(String(info.heldout_pairs), 'the held-out pairs');
+      has(String(info.heldout_pairs_both_right_coref_head), 'the pairs with both right');
+      has(
+        `${(100 * Number(info.heldout_pronoun_baseline_category_rule)).toFixed(1)}%`,
+        'the rule with no attention',
+      );
+      break;
+    }
     case 'model.honest': {
       const info = res.model.info;
       for (const [k, v] of Object.entries(says.info)) assert.equal(v, info[k] ?? null, k);
@@ -954,6 +970,7 @@ test("the model notes: every number they name is the model file's or the trace's
       );
     }
     for (const key of [
+      'model.blind',
       'model.trained',
       'model.honest',
       'model.heldout',

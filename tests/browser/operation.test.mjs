@@ -14,7 +14,7 @@ import path from 'node:path';
 import { newPage, setup, teardown, gotoStage, shot, webDir, shotDir } from './harness.mjs';
 import { parse, coreSettings } from '../../web/state.js';
 import { fmt, pct, rowOf, colOf } from '../../web/views/format.js';
-import { judge } from '../../web/views/predict.js';
+import { judge, verdictKey } from '../../web/views/predict.js';
 
 after(teardown);
 
@@ -642,38 +642,29 @@ test('predict, then reveal: guess, verdict from the trace, remembered per senten
   await gotoStage(page, 6, 'softmax');
   assert.equal(await page.getAttribute('#stage-body .predict', 'data-state'), 'asking');
   assert.equal(await page.textContent('#narration'), say('narr.predict', { tok: '它' }));
-  // the followed row's weights are hidden while the learner may guess, even at the last step
-  assert.equal(await page.getAttribute('#stage-body', 'data-phase'), '3');
+  // the followed row's e^x, sum and weights are hidden while the learner may guess, even at the
+  // last step: the question comes before e^x
+  assert.equal(await page.getAttribute('#stage-body', 'data-phase'), '1');
   assert.ok(
     await page.$eval('#stage-body td[data-matrix="weights"][data-row="4"]', (e) =>
       e.classList.contains('pending'),
     ),
   );
-  // playing into the reveal stops there
-  await stepTo(page, 2);
-  await page.click('#player .play');
-  await page.waitForFunction(
-    () =>
-      document.querySelector('#player .play').getAttribute('aria-pressed') === 'false' &&
-      document.body.dataset.k === '4',
-    null,
-    { timeout: 10000 },
-  );
-  assert.equal(await page.getAttribute('body', 'data-stage'), 'softmax');
   await shot(page, 'op-en-predict-asking', '#walkthrough');
-  // guess 鱼 (column 2): the verdict is the trace's rank and shares
+  // guess 鱼 (column 2): the verdict sets the pick beside the model's top two, from the trace
   await page.click('#stage-body .predict-choice[data-col="2"]');
   await page.waitForSelector('#stage-body .predict[data-state="revealed"]');
   const w = rowOf(tr.heads[0].weights, 4);
   const v = judge(w, 2);
-  const key = v.rank === 1 ? 'predict.right' : v.rank === 2 ? 'predict.close' : 'predict.far';
   assert.equal(
     await page.textContent('#stage-body .predict-result'),
-    say(key, {
+    say(verdictKey(v, { guess: 2 }), {
       tok: '它',
       head: 1,
       top: tokens[v.top],
       pt: pct(v.topWeight),
+      second: tokens[v.second],
+      ps: pct(v.secondWeight),
       guess: '鱼',
       pg: pct(v.weight),
       rank: v.rank,

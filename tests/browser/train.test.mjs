@@ -46,10 +46,17 @@ test('the default page shows the trained model: 它 -> 小猫, the head note, th
   assert.equal(argmaxRow(shown, 0, 4), 0, '它 gives its largest weight to 小猫 in head 1');
   // the summary line and, on demand, every layer's heads by role with the numbers of the model file
   const last = want.model.layers - 1;
+  // the visible line leads with the held-out (blind) numbers; the shape and the dev set inside
   const summary = await page.textContent('#model-info .model-line');
-  assert.match(summary, new RegExp(`${want.model.layers} layers × 2 heads`));
+  assert.match(summary, /^Trained model\. On sentences it never saw/);
   assert.match(
     summary,
+    new RegExp(`${(100 * Number(want.model.info.heldout_pronoun_coref_head)).toFixed(1)}%`),
+  );
+  const dev = await page.textContent('#model-info .model-dev');
+  assert.match(dev, new RegExp(`${want.model.layers} layers × 2 heads`));
+  assert.match(
+    dev,
     new RegExp(`${(100 * Number(want.model.info.eval_pronoun_coref_head)).toFixed(1)}%`),
   );
   assert.equal(await page.$$eval('#model-info .head-note', (l) => l.length), want.model.layers * 2);

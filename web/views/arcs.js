@@ -4,6 +4,7 @@
 // it only places the trace's weights, it computes none.
 import { el, svg, writeOnce } from './dom.js';
 import { pct, rowOf } from './format.js';
+import { headTaught, withMark } from './taught.js';
 
 const ROW = 26;
 
@@ -98,7 +99,9 @@ export class ArcView {
     const pic = this.pic;
     const label = t('arcs.label', { tok: labels[q], h: h + 1 });
 
-    text(this.heading, t('arcs.title', { tok: labels[q], h: h + 1 }));
+    // the mark says whether this head was taught where to look (taught.js)
+    text(this.heading, withMark(t, tr, h, t('arcs.title', { tok: labels[q], h: h + 1 })));
+    attr(this.heading, 'data-taught', String(headTaught(tr, h)));
     text(this.orient, t('arcs.orient'));
     attr(this.scroll, 'tabindex', n > 24 ? '0' : null);
     attr(this.scroll, 'aria-label', label);

@@ -5,6 +5,7 @@
 import { el, setText, says, setSays } from './dom.js';
 import { pct, rowOf } from './format.js';
 import { matrixBlock, MatrixTable, keyCols, keyRows } from './matrix-table.js';
+import { headTaught, taughtSentence } from './taught.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { HeadShapes } from './head-shapes.js';
 
@@ -145,6 +146,13 @@ export class HeadsStage {
   }
 
   fillTops() {
+    // taught or learned on its own (the model card's mark), under each head's top key
+    this.taughtLines.forEach((line, h) => {
+      const v = headTaught(this.model.result, h);
+      line.hidden = v === null;
+      line.dataset.taught = String(v);
+      setText(line, v === null ? '' : this.ctx.t(v ? 'taught.headLine' : 'taught.headLineOwn'));
+    });
     const q = this.model.state.q;
     const tok = this.model.result.tokens[q];
     this.tops().forEach((x, h) =>
@@ -162,11 +170,13 @@ export class HeadsStage {
     const v = this.views(model);
     this.headViews = v.heads.map((a) => matrixView(...a));
     this.topLines = this.headViews.map(() => el('p', { class: 'head-top' }));
+    this.taughtLines = this.headViews.map(() => el('p', { class: 'head-taught' }));
     this.headBlocks = this.headViews.map((m, h) => {
       const fig = matrixBlock(t('heads.head', { h: h + 1 }), `${tr.config.n} × ${tr.config.n}`, m);
       fig.classList.add(`head-${h % 8}`);
       fig.append(
         this.topLines[h],
+        this.taughtLines[h],
         el('button', {
           class: 'action small',
           text: t('heads.follow', { h: h + 1 }),
@@ -281,12 +291,14 @@ export class HeadsStage {
     const q = this.model.state.q;
     const tops = this.tops();
     if (k >= 1 && k <= tr.config.heads) {
-      return this.ctx.t('narr.headStep', {
-        tok: labels[q],
-        h: k,
-        key: tops[k - 1].key,
-        p: tops[k - 1].p,
-      });
+      return (
+        this.ctx.t('narr.headStep', {
+          tok: labels[q],
+          h: k,
+          key: tops[k - 1].key,
+          p: tops[k - 1].p,
+        }) + taughtSentence(this.ctx.t, tr, k - 1)
+      );
     }
     if (k === tr.config.heads + 1)
       return this.ctx.t('narr.headsConcat', {

@@ -34,13 +34,27 @@ export class InputView {
     if (this.dom.text.value !== s) this.dom.text.value = s;
   }
 
-  /** messages: [{kind: 'error'|'notice', text}] */
+  /** messages: [{kind: 'error'|'notice', text, action?: {label, run}}] (action: a button after
+   *  the text) */
   showMessages(messages) {
     const shown = JSON.stringify(messages);
     if (shown === this.shown) return; // typing mostly repeats "no messages"
     this.shown = shown;
     this.dom.messages.replaceChildren(
-      ...messages.map((m) => el('li', { class: `msg ${m.kind}`, text: m.text })),
+      ...messages.map((m) =>
+        el('li', { class: `msg ${m.kind}` }, [
+          m.text,
+          m.action ? ' ' : null,
+          m.action
+            ? el('button', {
+                type: 'button',
+                class: 'action small msg-action',
+                text: m.action.label,
+                on: { click: m.action.run },
+              })
+            : null,
+        ]),
+      ),
     );
     this.dom.text.setAttribute('aria-invalid', String(messages.some((m) => m.kind === 'error')));
   }

@@ -90,8 +90,9 @@ export class ModelInfoView {
     );
   }
 
-  /** guesses: the trace's guesses when it was traced without them (playground.js guesses()) */
-  update({ result, state, guesses = result.guesses }) {
+  /** guesses: the trace's guesses when it was traced without them (playground.js guesses());
+   *  veiled: the learner may still guess the followed token's top key, so its reading waits */
+  update({ result, state, guesses = result.guesses, veiled = false }) {
     const { t, lang } = this.ctx;
     const model = result.model;
     const tokens = result.tokens;
@@ -123,6 +124,7 @@ export class ModelInfoView {
       g && g.word,
       g && g.probability,
       unknown,
+      veiled,
       lang(),
     ]);
     if (shown === this.shown) return;
@@ -179,10 +181,44 @@ export class ModelInfoView {
         'heldout_pairs_both_right_coref_head',
         'heldout_pairs_both_right_baseline_rule_or_nearest',
       ];
+      // the visible line leads with the blind numbers (sentences never used for any choice) in one
+      // plain sentence; the dev set's numbers, the heads and the baselines follow inside
+      const blind = model.name !== 'custom' && info.heldout_pronoun_coref_head != null;
+      const acc = Number(info.heldout_pronoun_coref_head);
+      const lead = blind
+        ? said(
+            'summary',
+            { class: 'model-line' },
+            says(
+              t,
+              'model.blind',
+              {
+                k: Math.round(5 * acc),
+                acc: pct(acc),
+                pron: info.heldout_pronoun_count,
+                pairs: info.heldout_pairs,
+                pairsHead: info.heldout_pairs_both_right_coref_head,
+                rule: pct(info.heldout_pronoun_baseline_category_rule),
+              },
+              {
+                info: Object.fromEntries(
+                  [
+                    'heldout_pronoun_coref_head',
+                    'heldout_pronoun_count',
+                    'heldout_pairs',
+                    'heldout_pairs_both_right_coref_head',
+                    'heldout_pronoun_baseline_category_rule',
+                  ].map((k) => [k, info[k] ?? null]),
+                ),
+              },
+            ),
+          )
+        : null;
       const details = el('details', { class: 'model-details' }, [
+        lead,
         said(
-          'summary',
-          { class: 'model-line' },
+          blind ? 'p' : 'summary',
+          { class: blind ? 'model-dev' : 'model-line' },
           says(t, key, vars, {
             info: Object.fromEntries(
               [
@@ -266,7 +302,22 @@ export class ModelInfoView {
         this.open = details.open;
       });
       parts.push(details);
-      if (g && tokens[q]) {
+      if (g && tokens[q] && veiled) {
+        parts.push(
+          el('p', { class: 'model-reads', 'data-veiled': '' }, [
+            el('span', { class: 'veil-why', text: t('veil.reads', { tok: tokens[q] }) }),
+          ]),
+        );
+      } else if (g && tokens[q] && !knownWord(g.word)) {
+        // the read-out's best row is one with no word (an unknown row): no word to name
+        parts.push(
+          said(
+            'p',
+            { class: 'model-reads', 'data-row': q },
+            says(t, 'model.readsNone', { tok: tokens[q] }, { q, word: null }),
+          ),
+        );
+      } else if (g && tokens[q]) {
         const reads = says(
           t,
           'model.reads',
@@ -302,6 +353,11 @@ export class ModelInfoView {
     }
     this.root.replaceChildren(...parts);
   }
+}
+
+/** Whether a read-out word is a word (not one of the vocabulary's unknown rows, "<unk:N>"). */
+function knownWord(word) {
+  return !/^<.*>$/.test(word);
 }
 
 /** A vocabulary word as the sentence spells it ("tom" → "Tom" when the sentence has Tom): the

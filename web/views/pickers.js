@@ -23,17 +23,21 @@ export function renderLayerPicker(sel, toolbar, t, count, shown) {
   if (sel.value !== String(shown)) sel.value = String(shown); // selecting again costs a layout
 }
 
-/** The head picker: options 1 … heads, `head` (0-based) selected. */
-export function renderHeadPicker(sel, heads, head) {
-  if (sel.options.length !== heads) {
+/** The head picker: options 1 … heads, `head` (0-based) selected; name(h) is option h's text
+ *  (the head's number, with its taught mark for a trained model). */
+export function renderHeadPicker(sel, heads, head, name = (h) => String(h + 1)) {
+  const names = Array.from({ length: heads }, (_, h) => name(h));
+  const key = names.join('\u0000');
+  if (sel.dataset.built !== key) {
     sel.replaceChildren(
-      ...Array.from({ length: heads }, (_, h) => {
+      ...names.map((text, h) => {
         const o = document.createElement('option');
         o.value = String(h);
-        o.textContent = String(h + 1);
+        o.textContent = text;
         return o;
       }),
     );
+    sel.dataset.built = key;
   }
   if (sel.value !== String(head)) sel.value = String(head);
 }

@@ -1,12 +1,17 @@
 // predict.js: "predict, then reveal" in the softmax stage. Before the followed token's weights are
 // shown, the learner may click the token they expect it to attend to most (or skip); the reveal
-// then says how close the guess was, from the trace's weights: the guess's share, its rank, and
-// the top token's share. Guesses are remembered per sentence and followed token, in the page's
-// own Map (ctx.predictions). Ranking only: the weights are the core's.
-import { el, setText } from './dom.js';
+// then sets the learner's pick beside what this model does, from the trace's weights: the pick's
+// share and rank, the model's top two keys and their shares. The model is never the answer key:
+// the card says the reading is the learner's to judge, with the model's measured accuracy on
+// sentences it never saw, and, for a sentence of ours, the reading people give (state.js
+// READINGS). Guesses are remembered per sentence and followed token, in the page's own Map
+// (ctx.predictions). Ranking only: the weights are the core's.
+import { el, setText, says, setSays } from './dom.js';
 import { pct } from './format.js';
+import { readingOf } from '../state.js';
 
-/** The guess's place in a weight row: {rank (1 = top), weight, top, topWeight}. Ties share a rank. */
+/** The guess's place in a weight row: {rank (1 = top), weight, top, topWeight, second,
+ *  secondWeight} (second = -1 for a row of one). Ties share a rank. */
 export function judge(weights, guess) {
   let top = 0;
   let above = 0;
@@ -14,7 +19,41 @@ export function judge(weights, guess) {
     if (weights[j] > weights[top]) top = j;
     if (weights[j] > weights[guess]) above++;
   }
-  return { rank: above + 1, weight: weights[guess], top, topWeight: weights[top] };
+  let second = -1;
+  for (let j = 0; j < weights.length; j++)
+    if (j !== top && (second < 0 || weights[j] > weights[second])) second = j;
+  return {
+    rank: above + 1,
+    weight: weights[guess],
+    top,
+    topWeight: weights[top],
+    second,
+    secondWeight: second < 0 ? 0 : weights[second],
+  };
+}
+
+/** The locale key of the verdict: the pick beside the model's top keys, never right or wrong. */
+export function verdictKey(v, answer) {
+  if (v.second < 0) return 'predict.only';
+  if (answer.skipped) return 'predict.skipped';
+  if (v.rank === 1) return 'predict.agree';
+  if (v.rank === 2) return 'predict.differ2';
+  return 'predict.differ';
+}
+
+/** The sentence about how far to trust the model: its accuracy on held-out pronouns (a trained
+ *  model with a held-out check), or why it has none. result: the trace. */
+export function trustLine(t, result) {
+  const info = result.model?.info || {};
+  if (result.program || !result.model) return says(t, 'predict.judgeRandom', {});
+  if (info.heldout_pronoun_coref_head == null) return says(t, 'predict.judgeCustom', {});
+  const acc = Number(info.heldout_pronoun_coref_head);
+  return says(
+    t,
+    'predict.judge',
+    { acc: `${(100 * acc).toFixed(1)}%`, pron: info.heldout_pronoun_count },
+    { acc, pron: info.heldout_pronoun_count },
+  );
 }
 
 /** The key a guess is remembered under: the sentence's tokens and the followed token. */
@@ -23,13 +62,16 @@ export function predictionKey(tokens, q) {
 }
 
 export class Predict {
-  /** ctx: {t, predictions: Map, predictOn(): boolean, actions: {guessMade(), setSetting}} */
+  /** ctx: {t, predictions: Map, predictOn(): boolean, sentence(): the traced text,
+   *  actions: {guessMade(), setSetting}} */
   constructor(ctx) {
     this.ctx = ctx;
     this.el = el('section', { class: 'predict', 'aria-live': 'polite' });
     this.title = el('h4', { class: 'predict-title' });
     this.choices = el('div', { class: 'predict-choices', role: 'group' });
     this.result = el('p', { class: 'predict-result' });
+    this.people = el('p', { class: 'predict-people' });
+    this.trust = el('p', { class: 'predict-trust' });
     this.skip = el('button', {
       type: 'button',
       class: 'action small predict-skip',
@@ -50,6 +92,8 @@ export class Predict {
       this.choices,
       el('p', { class: 'predict-tools' }, [this.skip, ' ', this.again, ' ', this.off]),
       this.result,
+      this.people,
+      this.trust,
     );
   }
 
@@ -124,6 +168,7 @@ export class Predict {
     });
     if (asking || !a) {
       setText(this.result, asking ? t('predict.hint', { tok }) : '');
+      this.people.hidden = this.trust.hidden = true;
       delete this.el.dataset.rank;
       return;
     }
@@ -134,16 +179,24 @@ export class Predict {
       head: head + 1,
       top: labels[v.top],
       pt: pct(v.topWeight),
+      second: v.second < 0 ? '' : labels[v.second],
+      ps: pct(v.secondWeight),
       guess: a.skipped ? '' : labels[a.guess],
       pg: pct(v.weight),
       rank: v.rank,
       n: labels.length,
     };
-    let key = 'predict.far';
-    if (a.skipped) key = 'predict.skipped';
-    else if (v.rank === 1) key = 'predict.right';
-    else if (v.rank === 2) key = 'predict.close';
-    setText(this.result, t(key, p));
+    setText(this.result, t(verdictKey(v, a), p));
+    // a sentence of ours: the reading people give (the pronoun's antecedent)
+    const reading = readingOf(this.ctx.sentence?.() ?? '', labels, model.state.q);
+    this.people.hidden = !reading;
+    if (reading)
+      setSays(
+        this.people,
+        says(t, 'predict.people', { tok, word: labels[reading.col] }, { col: reading.col }),
+      );
+    this.trust.hidden = false;
+    setSays(this.trust, trustLine(t, model.result));
     if (a.skipped) delete this.el.dataset.rank;
     else this.el.dataset.rank = String(v.rank);
   }

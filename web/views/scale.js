@@ -7,6 +7,7 @@ import { el, svg, setText, writeOnce, says, setSays, replay } from './dom.js';
 import { fmt, pct, rowOf } from './format.js';
 import { matrixBlock, keyCols } from './matrix-table.js';
 import { BarList } from './readouts.js';
+import { veil } from './veil.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 
@@ -213,6 +214,8 @@ export class ScaleStage {
       still: this.still,
     });
     this.compare.classList.toggle('pending', k >= 1 && k <= n);
+    // the followed row's weights wait for the learner's guess in the softmax stage
+    veil(this.compare, !!this.ctx.asking?.(), t('veil.bars', { tok: labels[this.model.state.q] }));
   }
 
   active(k) {

@@ -10,8 +10,11 @@ import { BarList } from './readouts.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 import { Predict } from './predict.js';
+import { taughtSentence } from './taught.js';
 
 const REVEAL = 4; // the step that shows the weights
+// the step that asks for the guess: before e^x, whose bars already have the weights' shape
+const ASK = 2;
 
 export class SoftmaxStage {
   constructor(root, ctx) {
@@ -163,11 +166,12 @@ export class SoftmaxStage {
     this.k = k;
     const m = this.model;
     const asking = this.predict.asking(m);
-    // while the learner may still guess, the weights stay hidden (the question takes their place)
-    const shown = asking ? Math.min(k, REVEAL - 1) : k;
+    // while the learner may still guess, e^x, the sum and the weights stay hidden (the question
+    // takes their place): the bars of e^x already show which key will get the most
+    const shown = asking ? Math.min(k, ASK - 1) : k;
     this.phases.forEach((p, i) => p.classList.toggle('pending', i > shown));
     this.phases.forEach((p, i) => p.classList.toggle('current', i === shown));
-    this.phases[REVEAL].classList.toggle('veiled', asking); // not even its space while asking
+    this.phases.forEach((p, i) => p.classList.toggle('veiled', asking && i >= ASK)); // no space either
     const q = m.state.q;
     this.w.mark('row', [q]);
     for (let c = 0; c < m.result.config.n; c++)
@@ -175,19 +179,19 @@ export class SoftmaxStage {
     const h = m.state.head;
     this.predict.show(m, rowOf(m.result.heads[h].weights, q), h);
     // reaching the weights with a guess still open: the page waits for it (a click or Skip)
-    if (asking && k >= REVEAL) this.ctx.actions.waitForGuess?.();
+    if (asking && k >= ASK) this.ctx.actions.waitForGuess?.();
     this.root.dataset.phase = String(shown);
   }
 
   active(k) {
-    if (this.predict.asking(this.model) && k >= REVEAL) return [this.predict.el];
+    if (this.predict.asking(this.model) && k >= ASK) return [this.predict.el];
     return [this.phases[Math.min(k, REVEAL)]];
   }
 
   narrate(k) {
     const labels = this.model.result.tokens;
     const q = this.model.state.q;
-    if (k >= REVEAL && this.predict.asking(this.model))
+    if (k >= ASK && this.predict.asking(this.model))
       return this.ctx.t('narr.predict', { tok: labels[q] });
     const w = rowOf(this.model.result.heads[this.model.state.head].weights, q);
     if (k < REVEAL)
@@ -198,7 +202,11 @@ export class SoftmaxStage {
       });
     let best = 0;
     for (let j = 1; j < w.length; j++) if (w[j] > w[best]) best = j;
-    return this.ctx.t('narr.softmax', { tok: labels[q], p: pct(w[best]), key: labels[best] });
+    // the first sentence that says where this head looks: whether it was taught to look there
+    return (
+      this.ctx.t('narr.softmax', { tok: labels[q], p: pct(w[best]), key: labels[best] }) +
+      taughtSentence(this.ctx.t, this.model.result, this.model.state.head)
+    );
   }
 }
 
