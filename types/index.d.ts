@@ -90,6 +90,8 @@ export interface Limits {
   max_temperature: number;
   max_text_bytes: number;
   max_head_width: number;
+  /** tokens × tokens × heads that attend() and trace() accept: the page's memory budget */
+  max_attention_cells: number;
   max_scores: number;
   max_vector_length: number;
   max_model_bytes: number;

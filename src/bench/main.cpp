@@ -6,10 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "bench.hpp"
+#include "error.hpp"
 #include "gemm.hpp"
 
 namespace {
@@ -33,9 +36,7 @@ void print_ms(const std::vector<double>& ms) {
   std::printf("]");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc == 6 && std::strcmp(argv[1], "--forward") == 0) {
     const int n = std::atoi(argv[2]), d = std::atoi(argv[3]), h = std::atoi(argv[4]);
     print_ms(ap::bench_forward(n, d, h, std::atoi(argv[5])));
@@ -78,4 +79,21 @@ int main(int argc, char** argv) {
   }
   std::printf("]}\n");
   return 0;
+}
+
+}  // namespace
+
+// A failure ends the run with a message on stderr and exit status 2, as the qkv CLI does, never
+// with an uncaught exception; scripts/bench then stops on the non-zero status.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const ap::Error& e) {
+    std::fprintf(stderr, "ap_bench: error: %s\n", e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "ap_bench: error: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ap_bench: error: unexpected: %s\n", e.what());
+  }
+  return 2;
 }

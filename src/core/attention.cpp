@@ -95,11 +95,11 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
   const int h = opt.heads;
   const int d_k = static_cast<int>(hd / h);
   const long long cells = static_cast<long long>(n) * n * h;
-  if (cells > kMaxAttentionCells)
+  if (cells > opt.max_attention_cells)
     throw Error("too_much_attention",
                 std::to_string(n) + " tokens x " + std::to_string(n) + " x " + std::to_string(h) +
                     " heads is " + std::to_string(cells) + " attention weights; the limit is " +
-                    std::to_string(kMaxAttentionCells) + ": use fewer tokens or fewer heads");
+                    std::to_string(opt.max_attention_cells) + ": use fewer tokens or fewer heads");
   require_shape(w.W_Q, d_model, hd, "W_Q", "d_model x heads*d_k");
   require_shape(w.W_K, d_model, hd, "W_K", "d_model x heads*d_k");
   require_shape(w.W_V, d_model, hd, "W_V", "d_model x heads*d_k");

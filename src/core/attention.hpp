@@ -19,10 +19,12 @@ constexpr int kMaxSequence = 512;
 constexpr float kMaxTemperature = 1000.0f;
 // h*d_k, the width of Q, K, V and the merged heads.
 constexpr int kMaxHeadWidth = 1024;
-// n x n x h, the cells of one layer's score matrices over all heads: each of scores, scaled,
-// masked and weights has that many numbers: 512 tokens with 8 heads, 362 with 16. With the caps
-// above a trace then holds at most about 10 million numbers (n = 512, d_model = 1024, 8 heads,
-// 40 MB as float32), and the CLI's JSON of the largest trace stays near 250 MB.
+// The page's memory budget for n x n x h, the cells of one layer's score matrices over all heads:
+// each of scores, scaled, masked and weights has that many numbers: 512 tokens with 8 heads, 362
+// with 16. With the caps above a trace then holds at most about 10 million numbers (n = 512,
+// d_model = 1024, 8 heads, 40 MB as float32), and the CLI's JSON of the largest trace stays near
+// 250 MB. It is the default of AttentionOptions::max_attention_cells; a caller that runs a real
+// model's size (the native benchmark, a loaded GPT-2 or BERT) passes that model's own limit.
 constexpr long long kMaxAttentionCells = 512LL * 512 * 8;
 // Rows and columns of any matrix handed to attend from outside (the CLI's JSON, the bench's
 // matrices): a bound on what is read before any shape check.
@@ -36,6 +38,9 @@ struct AttentionOptions {
   bool causal = false;       // query i may only look at keys j <= i
   bool scale = true;         // divide scores by sqrt(d_k)
   float temperature = 1.0f;  // softmax(masked / temperature); > 0
+  // The most n x n x heads cells attend() accepts; the page's budget unless the caller's model
+  // sets its own. Not a setting a learner changes, so no trace or settings object carries it.
+  long long max_attention_cells = kMaxAttentionCells;
 };
 
 struct Weights {

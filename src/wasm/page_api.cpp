@@ -327,6 +327,7 @@ val js_limits() {
   o.set(js_name("max_temperature"), kMaxTemperature);
   o.set(js_name("max_text_bytes"), static_cast<double>(kMaxTextBytes));
   o.set(js_name("max_head_width"), kMaxHeadWidth);
+  o.set(js_name("max_attention_cells"), static_cast<double>(kMaxAttentionCells));
   o.set(js_name("max_scores"), kMaxSequence);
   o.set(js_name("max_vector_length"), kMaxVectorLength);
   o.set(js_name("max_model_bytes"), static_cast<double>(kMaxModelBytes));

@@ -650,6 +650,19 @@ TEST_CASE("attend errors") {
     CHECK(code_of([&] { ap::attend(random_matrix(363, 8, 2), w, h16); }) == "too_much_attention");
     CHECK(code_of([&] { ap::attend(random_matrix(512, 8, 2), w, h16); }) == "too_much_attention");
   }
+  SUBCASE("a caller with a real model's size passes its own limit on attention cells") {
+    // BERT-base's layer: 512 tokens x 12 heads is over the page's budget and within its own
+    ap::Weights w;
+    w.W_Q = w.W_K = w.W_V = random_matrix(8, 24, 3);
+    ap::AttentionOptions page = o, bert = o;
+    page.heads = bert.heads = 12;
+    bert.max_attention_cells = 512LL * 512 * 12;
+    CHECK(page.max_attention_cells == ap::kMaxAttentionCells);
+    CHECK(code_of([&] { ap::attend(random_matrix(512, 8, 2), w, page); }) == "too_much_attention");
+    CHECK(code_of([&] { ap::attend(random_matrix(512, 8, 2), w, bert); }) == "no error");
+    bert.max_attention_cells = 512LL * 512 * 12 - 1;
+    CHECK(code_of([&] { ap::attend(random_matrix(512, 8, 2), w, bert); }) == "too_much_attention");
+  }
   SUBCASE("bad_d_model") {
     ap::Weights w;
     w.W_Q = w.W_K = w.W_V = Matrix(0, 2);
