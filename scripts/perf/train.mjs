@@ -1,15 +1,18 @@
 // train.mjs: training steps per second, in one run, natively (qkv-train), as WebAssembly in Node
 // (attention-train), and in headless Chromium through the page's own training worker. One step =
 // one Adam step of the trainer (batch 32, the shipped model's shape). Not a test.
-//   node scripts/perf/train.mjs [STEPS]        (scripts/bench runs it)
+// Writes train.json into the results folder (bench-results/ unless --out DIR).
+//   node scripts/perf/train.mjs [--quick] [--out DIR]        (scripts/bench runs it)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadCoreNode } from '../../web/core.js';
 import { launch, startServer, root, webDir } from '../../tests/browser/harness.mjs';
+import { resultsDir } from './results.mjs';
 
-const steps = Number(process.argv[2] || 600);
+const steps = process.argv.includes('--quick') ? 100 : 600;
+const outDir = resultsDir(root, process.argv);
 
 // native: qkv-train prints "training took S s (N steps, R steps/s)"
 const out = path.join(os.tmpdir(), 'ap-bench-train.apm');
@@ -73,5 +76,5 @@ console.log(
     `wasm in Node ${result.stepsPerSecond.wasmNode} steps/s, page worker in Chromium ${result.stepsPerSecond.browserWorker} steps/s ` +
     `(native is ${result.ratioWasmToNative}x wasm)`,
 );
-fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });
-fs.writeFileSync(path.join(root, 'bench-results/train.json'), JSON.stringify(result, null, 2));
+fs.mkdirSync(outDir, { recursive: true });
+fs.writeFileSync(path.join(outDir, 'train.json'), JSON.stringify(result, null, 2) + '\n');
