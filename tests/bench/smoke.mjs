@@ -53,6 +53,19 @@ try {
   const train = JSON.parse(fs.readFileSync(path.join(outDir, 'train.json'), 'utf8'));
   for (const engine of ['native', 'wasmNode', 'browserWorker'])
     assert.ok(train.stepsPerSecond[engine] > 0, `train.json has no ${engine} rate`);
+
+  // the measured tables of docs/performance.md are written from these files
+  const doc = path.join(outDir, 'performance.md');
+  fs.writeFileSync(doc, '# Performance\n');
+  const report = spawnSync(
+    process.execPath,
+    [path.join(root, 'scripts/perf/report.mjs'), '--out', outDir, '--doc', doc],
+    { encoding: 'utf8' },
+  );
+  assert.equal(report.status, 0, report.stderr);
+  const table = fs.readFileSync(doc, 'utf8');
+  assert.match(table, /\| 512, 768, 12 \|/, 'the report has no row for the BERT-base layer');
+  assert.ok(!/undefined|NaN/.test(table), `the report prints undefined or NaN:\n${table}`);
   console.log('bench smoke: every section written');
 } finally {
   fs.rmSync(outDir, { recursive: true, force: true });
