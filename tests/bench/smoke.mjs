@@ -17,7 +17,8 @@ try {
   const run = spawnSync(
     path.join(root, 'scripts/bench'),
     ['--quick', '--no-page', '--no-build', '--out', outDir],
-    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'] },
+    // the bench builds' compiler warnings alone can pass the default 1 MB of stderr
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'inherit', 'pipe'], maxBuffer: 256 << 20 },
   );
   process.stderr.write(run.stderr.split('\n').slice(-40).join('\n'));
   assert.equal(
