@@ -37,7 +37,12 @@ export default [
   },
   {
     // code handed to page.evaluate() runs in the page
-    files: ['tests/browser/**/*.mjs', 'scripts/perf/**/*.mjs', 'scripts/screens.mjs'],
+    files: [
+      'tests/browser/**/*.mjs',
+      'scripts/perf/**/*.mjs',
+      'scripts/screens.mjs',
+      'scripts/bench-embed.mjs',
+    ],
     languageOptions: { globals: { ...globals.browser } },
   },
 ];

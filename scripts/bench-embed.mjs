@@ -35,8 +35,22 @@ async function measure({ locale, htmlLang }) {
     const context = await browser.newContext({ locale });
     const page = await context.newPage();
     log.length = 0;
-    await page.goto(`${base}site/`);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    // the page says when it is ready on the console: playwright's waitFor* would inject its own
+    // script into the page while it starts, and the first trace would wait for that too
+    await page.addInitScript(() => {
+      new MutationObserver((_, seen) => {
+        if (document.body?.dataset.ready !== '1') return;
+        seen.disconnect();
+        console.debug('attention-playground:ready');
+      }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-ready'] });
+    });
+    const ready = page.waitForEvent('console', {
+      predicate: (m) => m.text() === 'attention-playground:ready',
+      timeout: 30000,
+    });
+    await page.goto(`${base}site/`, { waitUntil: 'commit' });
+    await ready;
+    await page.waitForLoadState('load'); // every file the page asks for while it loads
     const shown = await page.locator('html').getAttribute('lang');
     if (shown !== htmlLang) throw new Error(`a ${locale} visitor was shown lang=${shown}`);
     times.push(

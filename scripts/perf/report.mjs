@@ -76,6 +76,13 @@ if (mem)
 if (bench.page && !bench.page.error)
   extra.push(`The page: navigation to the first trace drawn ${f(bench.page.firstTraceMs)} ms.`);
 else extra.push('The page was not measured in this run (`--no-page`).');
+const ft = bench.firstTrace;
+if (ft && !ft.error)
+  extra.push(
+    `First trace on dist/site (median of ${ft.page.loads} loads, load average ${ft.load.join(' → ')}): ` +
+      `the hosted page ${f(ft.pageMedianMs)} ms, a page with the module and one trace alone ` +
+      `${f(ft.moduleOnlyMedianMs)} ms; the page's own share ${f(ft.pageShareMs)} ms.`,
+  );
 if (bench.transfer && bench.transfer.total)
   extra.push(
     `Transfer (${bench.transfer.source}): ${bench.transfer.total.raw} bytes, ${bench.transfer.total.gzip} gzipped.`,

@@ -14,6 +14,7 @@ import { loadCoreNode } from '../../web/core.js';
 import { attendJS } from './reference.mjs';
 import { measurePage, transferSizes, keystrokeTable } from './page.mjs';
 import { resultsDir } from './results.mjs';
+import { measureFirstTrace } from './first-trace.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const quick = process.argv.includes('--quick');
@@ -236,6 +237,23 @@ if (withPage) {
   } catch (e) {
     out.page = { error: String((e && e.stack) || e) };
   }
+  // navigation to the first trace drawn on the hosted page (dist/site, scripts/bench builds it),
+  // beside a page that loads only the module and runs one trace: the page's own share
+  log('first trace');
+  try {
+    const ft = await measureFirstTrace({ loads: quick ? 5 : 15, cpuLoads: quick ? 2 : 5 });
+    out.firstTrace = {
+      how: ft.how,
+      load: ft.load,
+      pageMedianMs: ft.current.page.firstTraceMs.median,
+      moduleOnlyMedianMs: ft.current.moduleOnly.firstTraceMs.median,
+      pageShareMs: ft.current.pageShareMs,
+      page: ft.current.page,
+      moduleOnly: ft.current.moduleOnly,
+    };
+  } catch (e) {
+    out.firstTrace = { error: String((e && e.stack) || e) };
+  }
 }
 out.transfer =
   out.page && out.page.loaded ? transferSizes(root, out.page.loaded) : transferSizes(root, null);
@@ -329,6 +347,15 @@ if (out.page && out.page.frames && out.page.frames.workP95 != null) {
     met: f.workP95 < 16.7 && f.p95 < 20,
   };
 }
+if (out.firstTrace && out.firstTrace.pageMedianMs != null) {
+  const ft = out.firstTrace;
+  out.targets.firstTraceUnder200ms = {
+    value: ft.pageMedianMs,
+    moduleOnly: ft.moduleOnlyMedianMs,
+    load: ft.load,
+    met: ft.pageMedianMs < 200,
+  };
+}
 if (out.page && out.page.jsHeap) {
   const dj = out.page.jsHeap.after - out.page.jsHeap.before;
   out.targets.noPageJsHeapGrowth1MB = { value: dj, met: dj <= 1 << 20 };
@@ -418,6 +445,21 @@ if (out.page && !out.page.error) {
     `page: navigation to first trace drawn ${f1(p.firstTraceMs)} ms (data-ready at ${f1(p.readyMs)} ms)`,
   );
   if (p.keystroke) lines.push(...keystrokeTable(p));
+  const ft = out.firstTrace;
+  if (ft && ft.error) lines.push(`first trace: not measured: ${ft.error.split('\n')[0]}`);
+  else if (ft) {
+    const c = (x) => x.mainThreadCpuMs;
+    const cpu = (x) =>
+      c(x)
+        ? `; main-thread CPU ${f1(c(x).total)} ms (before the module ${f1(c(x).before)}, module ${f1(c(x).module)}, start to first trace ${f1(c(x).mount)}, painting it ${f1(c(x).paint)})`
+        : '';
+    lines.push(
+      `first trace, dist/site, median of ${ft.page.loads} loads (load average ${ft.load.join(' -> ')}): ` +
+        `hosted page ${f1(ft.pageMedianMs)} ms (painted ${f1(ft.page.drawnMs.median)})${cpu(ft.page)}; ` +
+        `module-only page ${f1(ft.moduleOnlyMedianMs)} ms (painted ${f1(ft.moduleOnly.drawnMs.median)})${cpu(ft.moduleOnly)}; ` +
+        `the page's own share ${f1(ft.pageShareMs)} ms`,
+    );
+  }
   if (p.frames) {
     lines.push(
       `page: animation frame intervals p50 ${f1(p.frames.p50)} ms, p95 ${f1(p.frames.p95)} ms over ${p.frames.count} frames ` +
