@@ -1,6 +1,6 @@
 // train_main.cpp: qkv-train, which trains the default attention model from the lexicon and the
 // generated corpus and writes the .apm file; `qkv-train annotate MODEL NOTES.tsv` stores measured
-// head notes and numbers in a model file (scripts/train runs scripts/eval, then this);
+// head notes and numbers in a model file (model/train runs model/eval, then this);
 // `qkv-train measure MODEL` re-measures a model file's weights as stored on the generated dev split
 // and writes it in the current format (a file of an older format keeps true numbers). Native only;
 // not part of the page or of the qkv CLI. Errors: exit status 2 and one line on stderr.
@@ -42,7 +42,7 @@ const std::string kUsage =
     "measure replaces the head notes and dev_* info with the dev split's numbers for the weights\n"
     "as stored (keeping taught), and saves in format version " +
     std::to_string(ap::kModelFormatVersion) +
-    "; run scripts/eval --notes and annotate after it.\n"
+    "; run model/eval --notes and annotate after it.\n"
     "Defaults: src/data/lexicon.tsv, src/data/corpus/train.tsv, src/data/corpus/test.tsv,\n"
     "src/data/models/default.apm (relative to the current directory), and the TrainConfig\n"
     "defaults of src/core/trainer.hpp. --out - skips writing.\n";
@@ -364,13 +364,13 @@ int run(int argc, char** argv) {
   }
   if (m.net.depth() > 1) taught(0, cfg.previous_head, cfg.previous_supervision);
   m.info = {
-      {"trainer", "qkv-train (src/cli/train_main.cpp), run by scripts/train"},
+      {"trainer", "qkv-train (src/cli/train_main.cpp), run by model/train"},
       {ap::kInfoProjectVersion, ap::kVersion},
       {"objective", "pronoun -> antecedent word, verb -> object (or subject) word; tied E"},
       {"attention_supervision", fmt("%g", cfg.attention_supervision)},
       {"attention_supervision_rows", fmt("%g", cfg.row_supervision)},
       {"attention_supervision_previous", fmt("%g", cfg.previous_supervision)},
-      {"corpus", "src/data/corpus/train.tsv from scripts/gen_lexicon"},
+      {"corpus", "src/data/corpus/train.tsv from model/generate.py"},
       {"storage", kStorage},
       {"seed", std::to_string(cfg.seed)},
       {"steps", std::to_string(cfg.steps)},
@@ -384,7 +384,7 @@ int run(int argc, char** argv) {
       {"dev_sentences", std::to_string(test.size())},
       {"final_train_loss", fmt("%.4f", final_loss)},
   };
-  // roles and dev_* numbers from the dev split; scripts/eval adds the hand-written sets' (annotate)
+  // roles and dev_* numbers from the dev split; model/eval adds the hand-written sets' (annotate)
   const ap::Evaluation ev = measure_dev(m, test);
 
   std::cout << "training loss (mean of the last 500 steps) " << fmt("%.4f", final_loss) << "\n";

@@ -47,7 +47,7 @@ std::vector<CorpusLine> parse_corpus(std::string_view tsv) {
     if (line.empty() || line.front() == '#') continue;
     const auto bad = [&](const std::string& why) {
       throw Error("bad_corpus", "corpus line " + std::to_string(number) + ": " + why +
-                                    " (regenerate it with scripts/gen_lexicon)");
+                                    " (regenerate it with model/generate.py)");
     };
     const std::vector<std::string_view> col = split(line, '\t');
     if (col.size() != 5) bad("expected 5 tab-separated columns, got " + std::to_string(col.size()));
@@ -100,7 +100,7 @@ std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, cons
       throw Error("corpus_mismatch", "corpus line " + std::to_string(c.line_number) +
                                          " tokenizes as " + got +
                                          " but the corpus says otherwise: the lexicon and corpus "
-                                         "are out of step; rerun scripts/gen_lexicon");
+                                         "are out of step; rerun model/generate.py");
     }
     Example e;
     const bool hand = c.template_id == kHandWrittenTemplate;

@@ -1,4 +1,4 @@
-// corpus.hpp: the training corpus (src/data/corpus/*.tsv, written by scripts/gen_lexicon): its
+// corpus.hpp: the training corpus (src/data/corpus/*.tsv, written by model/generate.py): its
 // lines, their targets, and the vocabulary rows the trainer reads. Not the generator (Python) and
 // not training.
 #pragma once
@@ -18,7 +18,7 @@ struct CorpusTarget {
   int to;    // the token whose word it must name
 };
 
-// One line of src/data/corpus/*.tsv (format: see scripts/gen_lexicon.py).
+// One line of src/data/corpus/*.tsv (format: see model/generate.py).
 struct CorpusLine {
   int line_number = 0;
   std::string lang, template_id, text;
@@ -29,8 +29,8 @@ struct CorpusLine {
 // Throws ap::Error("bad_corpus") naming the line of the first malformed entry.
 std::vector<CorpusLine> parse_corpus(std::string_view tsv);
 
-// The template id of a hand-written training sentence (src/data/train/*.tsv, copied into the
-// corpus by scripts/gen_lexicon). Only such a line may hold words outside the vocabulary: one read
+// The template id of a hand-written training sentence (model/sentences/train/*.tsv, copied into the
+// corpus by model/generate.py). Only such a line may hold words outside the vocabulary: one read
 // through a single piece gets that row (cookies -> cookie), as when the model traces it; any
 // other gets its hashed row (a trace would average several pieces; a training id is one row).
 constexpr const char* kHandWrittenTemplate = "hand";
@@ -51,7 +51,7 @@ struct Example {
 };
 
 // Tokenizes every line's text with lex, checks the tokens are exactly the corpus's (else
-// ap::Error("corpus_mismatch"): regenerate with scripts/gen_lexicon) and, except in hand-written
+// ap::Error("corpus_mismatch"): regenerate with model/generate.py) and, except in hand-written
 // lines (kHandWrittenTemplate), that the vocabulary knows them (else "corpus_unknown_word").
 std::vector<Example> prepare_examples(const std::vector<CorpusLine>& lines, const Vocabulary& vocab,
                                       const Lexicon& lex);

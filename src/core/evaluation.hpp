@@ -1,6 +1,6 @@
 // evaluation.hpp: how a trained model does on a set of corpus sentences (the generated dev split
 // while training): the word it reads at each target, and where every head of every layer puts
-// its largest weight. Not the hand-written honest test (scripts/eval measures that through the
+// its largest weight. Not the hand-written honest test (model/eval measures that through the
 // CLI) and not training.
 #pragma once
 #include <vector>

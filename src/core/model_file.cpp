@@ -100,7 +100,7 @@ class Reader {
                   std::string("the model file ends early (while reading ") + what + ", " +
                       std::to_string(k) + " more bytes needed at byte " + std::to_string(pos_) +
                       " of " + std::to_string(b_.size()) +
-                      "): it is truncated or corrupt; copy it again or retrain with scripts/train");
+                      "): it is truncated or corrupt; copy it again or retrain with model/train");
   }
   std::uint32_t u32(const char* what) {
     need(4, what);
@@ -281,7 +281,7 @@ TrainedModel load_model(std::string_view bytes) {
                 "the model file has format version " + std::to_string(version) +
                     " but this build reads versions " + std::to_string(kOldestModelFormatVersion) +
                     " to " + std::to_string(kModelFormatVersion) +
-                    ": retrain it with scripts/train or use a matching build");
+                    ": retrain it with model/train or use a matching build");
   const auto matrix = [&](Eigen::Index rows, Eigen::Index cols, const char* what) {
     return version == kModelFormatVersion ? r.matrix_int8(rows, cols, what)
                                           : r.matrix_half(rows, cols, what);
@@ -333,7 +333,7 @@ TrainedModel load_model(std::string_view bytes) {
   if (stored != crc32(bytes.substr(0, body)))
     throw Error("model_corrupt",
                 "the model file is corrupt (its checksum does not match): copy it again or "
-                "retrain with scripts/train");
+                "retrain with model/train");
   return m;
 }
 

@@ -31,7 +31,7 @@
 
 namespace ap {
 
-// A training corpus (the TSV of scripts/gen_lexicon) larger than this is refused before it is
+// A training corpus (the TSV of model/generate.py) larger than this is refused before it is
 // copied or parsed; the shipped one is about 4 MB.
 constexpr std::size_t kMaxCorpusBytes = std::size_t{16} << 20;
 

@@ -1,7 +1,7 @@
 // training.cpp: training step by step (Embind), in attention-train (the hosted page's training
 // Web Worker) and attention-full (the single file's and the element's inline module: their worker
 // runs it, and so does the page itself, a step at a time, where no worker can start). The corpus
-// is the TSV of scripts/gen_lexicon; training starts from seeded random weights with the shipped
+// is the TSV of model/generate.py; training starts from seeded random weights with the shipped
 // model's vocabulary.
 #include <emscripten/bind.h>
 

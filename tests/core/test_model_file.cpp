@@ -2,7 +2,7 @@
 // tests/fixtures/quantize_v1.json from scripts/gen_fixtures; version 3 files; corrupt, truncated,
 // wrong-magic, wrong-version files), the vocabulary and its unknown-word fallback,
 // trace_text_with_model (inference.hpp), and the committed default model: its dev accuracy and the
-// seed sentences. The hand-written test set's numbers are checked by scripts/eval --check (CTest
+// seed sentences. The hand-written test set's numbers are checked by model/eval --check (CTest
 // "eval"). Not the trainer's mechanics (test_trainer.cpp).
 #include <doctest/doctest.h>
 
@@ -520,7 +520,7 @@ TEST_CASE("trace_text_with_model: the model's shape and weights; the learner's s
 }
 
 // ------------------------------------------------------------------------------------------------
-// The committed default model (src/data/models/default.apm, made by scripts/train)
+// The committed default model (src/data/models/default.apm, made by model/train)
 
 TEST_CASE("default model: within budget, layered, roles as data") {
   const std::string bytes = read_file(kDataDir + "/models/default.apm");

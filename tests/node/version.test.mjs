@@ -55,7 +55,7 @@ test('a trained model file records the project version that trained it (info.pro
   assert.equal(custom.info.project_version, version, "the page's trained model");
   m.delete();
   tc.close();
-  // the shipped model was trained by scripts/train (qkv-train), which records a version too
+  // the shipped model was trained by model/train (qkv-train), which records a version too
   const core = await loadCoreNode(path.join(root, 'web/wasm'));
   const shipped = core.trace('小猫吃鱼').model.info.project_version;
   assert.match(
