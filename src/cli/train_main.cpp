@@ -139,6 +139,17 @@ void set_info(ap::TrainedModel& m, const std::string& key, const std::string& va
 // How the matrices are stored (model_file.hpp), for the model's info.
 const char* const kStorage = "int8 rows, a float16 scale each (format 4)";
 
+// The compiler that built this trainer: training reproduces bit for bit only with the same
+// compiler on the same machine, so the model file records it (model/train adds the corpus hash
+// and the source commit).
+#if defined(__clang__)
+const char* const kCompiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+const char* const kCompiler = "gcc " __VERSION__;
+#else
+const char* const kCompiler = "unknown";
+#endif
+
 // The generated dev split's numbers for m's weights: each head's role and dev_* shares (a note's
 // "taught" is kept), and the dev_* info keys. m should hold the weights as stored
 // (load_model(save_model(...))), so that the numbers are the ones every reader reproduces.
@@ -372,6 +383,7 @@ int run(int argc, char** argv) {
       {"attention_supervision_previous", fmt("%g", cfg.previous_supervision)},
       {"corpus", "src/data/corpus/train.tsv from model/generate.py"},
       {"storage", kStorage},
+      {"compiler", kCompiler},
       {"seed", std::to_string(cfg.seed)},
       {"steps", std::to_string(cfg.steps)},
       {"batch", std::to_string(cfg.batch)},
