@@ -59,7 +59,7 @@ for (const f of ['attention.js', 'attention.wasm', 'attention-full.js', 'attenti
 // ---- what the bundles share ----
 
 // The Emscripten glue of a module, minified: without a closure compiler (Debian's Emscripten has
-// none) it is left readable, 14.4 KB gzipped for the page's module instead of 10.8.
+// none) it is left readable, and readable glue is a larger download.
 const GLUE = new Set(['wasm/attention.js', 'wasm/attention-train.js', 'wasm/attention-full.js']);
 const glueText = (f) =>
   esbuild.transformSync(read(web, f), { minify: true, legalComments: 'none' }).code;
@@ -99,7 +99,7 @@ const body = html
 // The Emscripten glue with the wasm inline (base64), kept off any AMD/CommonJS loader of the host
 // page (Jupyter has RequireJS). Not Emscripten's SINGLE_FILE output: its glue first tries
 // fetch('data:...'), which a strict CSP reports as a violation; handing it wasmBinary skips that.
-// The wasm is gzipped before base64 (338 KB of wasm becomes 222 KB of text instead of 451 KB) and
+// The wasm is gzipped before base64 (a third smaller than base64 of the raw wasm) and
 // inflated in the browser with DecompressionStream: no network, no eval, nothing a CSP forbids.
 // It is attention-full: the page's module with the trainer, so the single file and the element
 // can train with no training files beside them (the hosted page's module has no trainer).
@@ -239,8 +239,8 @@ const singleApp = await bundle('main.js', 'iife', {
   AP_TRAIN_WORKER: read(web, 'train-worker.js'),
 });
 // The code (glue with its wasm, then the app with both locales) is gzipped and base64'd once more
-// and unpacked by a small inline script into two inline <script>s: 620 KB of code becomes about
-// 400 KB of text. No network and no eval: the unpacked text runs as an inline script, which
+// and unpacked by a small inline script into two inline <script>s, to keep the single file under
+// its size budget. No network and no eval: the unpacked text runs as an inline script, which
 // file:// allows; the hosted page and the element keep plain scripts for a strict CSP.
 // The glue and the app are two scripts: the app makes its training worker from the glue's text
 // (#ap-glue) and its copy of train-worker.js.

@@ -110,7 +110,7 @@ struct Args {
   std::string text;
   bool have_text = false;
   ap::Settings settings;
-  // the trained model; "random" = seeded random weights; "numpy" = the seed article's NumPy
+  // the trained model; "random" = seeded random weights; "numpy" = the article's NumPy
   // program (np.random.seed, X then W_Q, W_K, W_V from np.random.randn)
   std::string model = "default";
   bool shaped = false;  // --d-model, --heads, --d-k or --seed given

@@ -22,8 +22,8 @@ constexpr int kMaxHeadWidth = 1024;
 // The page's memory budget for n x n x h, the cells of one layer's score matrices over all heads:
 // each of scores, scaled, masked and weights has that many numbers: 512 tokens with 8 heads, 362
 // with 16. With the caps above a trace then holds at most about 10 million numbers (n = 512,
-// d_model = 1024, 8 heads, 40 MB as float32), and the CLI's JSON of the largest trace stays near
-// 250 MB. It is the default of AttentionOptions::max_attention_cells; a caller that runs a real
+// d_model = 1024, 8 heads), which bounds the memory of a trace and the size of the CLI's JSON of
+// it. It is the default of AttentionOptions::max_attention_cells; a caller that runs a real
 // model's size (the native benchmark, a loaded GPT-2 or BERT) passes that model's own limit.
 constexpr long long kMaxAttentionCells = 512LL * 512 * 8;
 // Rows and columns of any matrix handed to attend from outside (the CLI's JSON, the bench's

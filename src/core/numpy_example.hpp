@@ -1,4 +1,4 @@
-// numpy_example.hpp: the seed article's NumPy program as a model ("numpy"). Its X and weights are
+// numpy_example.hpp: the article's NumPy program as a model ("numpy"). Its X and weights are
 // NumPy's own draws (numpy_random.hpp): np.random.seed(seed), X = randn(n, d_model), then W_Q,
 // W_K, W_V = randn(d_model, d_k) in that order; one head, no positional encoding, no W_O, exactly
 // as the program does. Also the program's text (src/data/numpy_example.py, the article's code as

@@ -1,6 +1,6 @@
 // numpy_random.hpp: NumPy's legacy generator (np.random.seed / np.random.randn, i.e. RandomState),
 // reproduced so that the core draws exactly NumPy's float64 numbers, in NumPy's order. This is
-// what lets the page show the seed article's NumPy program number for number. Not our own
+// what lets the page show the article's NumPy program number for number. Not our own
 // generator (rng.hpp, which the random model uses) and not cryptographic.
 //
 // What NumPy 1.x does, and this file copies (numpy/random/_mt19937.pyx, src/mt19937,

@@ -190,7 +190,7 @@ typename W::Node model_card(const W& w, const TrainedModel& m, const std::string
   return o;
 }
 
-// The seed article's program for a "numpy" trace: {lines: [{text, stage}], matches}: its lines
+// The article's program for a "numpy" trace: {lines: [{text, stage}], matches}: its lines
 // with this trace's seed and sizes (stage: the walkthrough stage the line computes, or ""), and
 // whether running it gives this trace's numbers (numpy_example.hpp).
 template <class W>

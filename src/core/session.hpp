@@ -15,7 +15,7 @@ namespace ap {
 // The weights a text trace can use, by name, and the settings each one fixes (by their names in
 // schema::settings_fields; the trace's config says the values used): the trained model shipped in
 // the library and the session's own trained model fix their shape; seeded random weights take the
-// shape from the settings; the seed article's NumPy program (numpy_example.hpp) has one head and
+// shape from the settings; the article's NumPy program (numpy_example.hpp) has one head and
 // adds no positions. The page builds its model switch and its disabled controls from this list.
 struct ModelKind {
   const char* name;

@@ -32,7 +32,7 @@
 namespace ap {
 
 // A training corpus (the TSV of model/generate.py) larger than this is refused before it is
-// copied or parsed; the shipped one is about 4 MB.
+// copied or parsed; the shipped corpus is well under it.
 constexpr std::size_t kMaxCorpusBytes = std::size_t{16} << 20;
 
 struct TrainConfig {

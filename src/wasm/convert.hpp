@@ -21,7 +21,7 @@ using emscripten::val;
 
 // A JS string for a property name, made once. `name` must have static storage (a literal): it is
 // keyed by address. A trace is ~50 matrices made on every keystroke; making the names from C
-// strings each time was 100 KB of garbage per keystroke in the page.
+// strings each time would make garbage on every keystroke.
 const val& js_name(const char* name);
 
 val mat(const Matrix& m);            // {rows, cols, data: Float32Array}

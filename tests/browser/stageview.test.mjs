@@ -23,9 +23,8 @@ const SIZES = [
   [375, 800],
 ];
 // On a phone the sticky bar (toolbar and narration) may take at most this much of the 800 px:
-// one line of controls (38 px) and three lines of narration (58 px) with their margins, 103 px
-// measured; the rest (87%) is the stage's. Unfolded controls (⋯) and a four-line narration made
-// it 172 px while playing stage 3.
+// one line of controls and three lines of narration with their margins; the rest is the
+// stage's. Unfolded controls (⋯) or a fourth line of narration while playing would exceed it.
 const PHONE_BAR_MAX = 104;
 
 // In the page (a self-contained function: Playwright sends its source). mode 'check': the current

@@ -1,4 +1,4 @@
-"""check_numpy.py: runs the seed article's NumPy program (src/data/numpy_example.py, unchanged but
+"""check_numpy.py: runs the article's NumPy program (src/data/numpy_example.py, unchanged but
 for its four sizes and an added print of the results) with NumPy for several seeds and sizes, and
 compares its X, W_Q, W_K, W_V, weights and output with `qkv trace --model numpy`. Also runs the
 program text that qkv itself hands out (the page shows the same text) and checks it prints the same.

@@ -113,7 +113,7 @@ assert all("role" in h and isinstance(h["numbers"], dict) for n in notes for h i
 assert len(t["readout"]) == len(t["tokens"])
 PY
 
-# tokens of the seed sentence
+# tokens of the example sentence
 out=$("$qkv" tokenize "小猫吃鱼，它很开心" 2>&1)
 if "$py" -c 'import json,sys; t=json.loads(sys.argv[1])["tokens"]; sys.exit(t != ["小猫","吃","鱼","，","它","很","开心"])' "$out" 2>/dev/null; then
   pass
@@ -138,7 +138,7 @@ else
 fi
 tail -n 1 "$tmp/check.txt"
 
-# --- the seed article's NumPy program against `qkv trace --model numpy` --------------------------
+# --- the article's NumPy program against `qkv trace --model numpy` --------------------------
 if "$py" "$here/check_numpy.py" "$qkv" "$here/../../src/data/numpy_example.py" >"$tmp/numpy.txt" 2>&1; then
   pass
 else
@@ -215,8 +215,8 @@ expect_error "attend: two files" $null attend "$tmp/cut.json" "$tmp/cut.json"
 # and a 120 s timeout (reading everything first would run out or never end), and the one line
 # must contain WORD (so "out of memory" does not count as the cap). The limit is an address-space
 # limit (ulimit -v), or, for a binary built with AddressSanitizer (which reserves terabytes of
-# shadow address space at start), ASan's hard limit on resident memory, which aborts past 1.5 GB
-# (ASan's redzones and quarantine about triple what a capped read holds; an uncapped one runs on).
+# shadow address space at start), ASan's hard limit on resident memory, set higher (ASan's
+# redzones and quarantine multiply what a capped read holds; an uncapped one still runs past it).
 if grep -q __asan_init "$qkv"; then
   limited() { ASAN_OPTIONS="${ASAN_OPTIONS:-}:hard_rss_limit_mb=1500" "$@"; }
 else
@@ -246,11 +246,11 @@ expect_capped "attend a 1 GB sparse file" $null "more than 67108864 bytes" atten
 expect_capped "trace --model /dev/zero" $null "larger than" trace x --model /dev/zero
 expect_capped "trace --model a 1 GB sparse file" $null "larger than" trace x --model "$tmp/sparse.bin"
 rm -f "$tmp/sparse.bin"
-# within the per-flag limits, heads x d_k is capped (16 x 1024 was 3.3 GB and 1.43 GB of JSON)
+# within the per-flag limits, heads x d_k is capped (16 x 1024 would need gigabytes)
 expect_capped "--heads 16 --d-k 1024" $null "heads x d_k" trace x --model random --d-model 1024 --heads 16 --d-k 1024
 expect_capped "empty text with huge flags" $null "heads x d_k" trace "" --model random --d-model 1024 --heads 16 --d-k 1024
 expect_error "empty text with the largest allowed flags" $null trace "" --model random --d-model 1024 --heads 16 --d-k 64
-# n x n x heads is capped too: 512 tokens with 16 heads took 7.7 s, 514 MB and 517 MB of JSON
+# n x n x heads is capped too: 512 tokens with 16 heads would be hundreds of MB of JSON
 many=$(printf 'w %.0s' $(seq 512))
 expect_capped "512 tokens x 16 heads" $null "attention weights; the limit is 2097152" trace "$many" --model random --d-model 1024 --heads 16 --d-k 64 --max-tokens 512
 # a million tiny numbers: refused by count while parsing

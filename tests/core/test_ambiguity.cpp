@@ -64,7 +64,7 @@ TEST_CASE("they may refer to any kind: one entry per kind with two candidates") 
   CHECK(r[1].category == "object");
 }
 
-TEST_CASE("the shipped lexicon knows the seed sentence has one animal before 它") {
+TEST_CASE("the shipped lexicon knows the example sentence has one animal before 它") {
   CHECK(ap::same_kind_candidates(ap::tokenize("小猫吃鱼，它很开心")).empty());
 }
 

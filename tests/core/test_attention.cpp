@@ -177,7 +177,7 @@ TEST_CASE("fixture: every stage of every case matches NumPy") {
   }
 }
 
-TEST_CASE("fixture: the seed article's example is there, verbatim shape") {
+TEST_CASE("fixture: the article's example is there, verbatim shape") {
   const json* seed = nullptr;
   for (const json& c : fixture().at("cases"))
     if (c.at("name") == "seed_article") seed = &c;

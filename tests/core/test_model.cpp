@@ -80,7 +80,7 @@ TEST_CASE("validate: every error code") {
   CHECK(with([](ap::Settings& s) { s.max_tokens = 0; }) == "bad_max_tokens");
   CHECK(with([](ap::Settings& s) { s.max_tokens = 513; }) == "bad_max_tokens");
   CHECK(with([](ap::Settings& s) { s.max_tokens = 512; }) == "no error");
-  // heads x d_k is capped: 16 x 1024 would be 1.4 GB of JSON from qkv trace
+  // heads x d_k is capped: 16 x 1024 would be gigabytes of JSON from qkv trace
   CHECK(with([](ap::Settings& s) {
           s.d_model = 1024;
           s.heads = 16;

@@ -2,7 +2,7 @@
 // tests/fixtures/quantize_v1.json from scripts/gen_fixtures; version 3 files; corrupt, truncated,
 // wrong-magic, wrong-version files), the vocabulary and its unknown-word fallback,
 // trace_text_with_model (inference.hpp), and the committed default model: its dev accuracy and the
-// seed sentences. The hand-written test set's numbers are checked by model/eval --check (CTest
+// example sentences. The hand-written test set's numbers are checked by model/eval --check (CTest
 // "eval"). Not the trainer's mechanics (test_trainer.cpp).
 #include <doctest/doctest.h>
 
@@ -569,7 +569,7 @@ TEST_CASE("default model: 它 looks at 小猫, it looks at animal") {
   MESSAGE("it -> animal per head: " << en.weight[0] << ", " << en.weight[1]);
   CHECK(en.heads_on_target >= 1);
   CHECK(en.guess == "animal");
-  // and the verbs of the seed sentences look at their objects
+  // and the verbs of the example sentences look at their objects
   CHECK(look("小猫吃鱼，它很开心", "吃", "鱼").heads_on_target >= 1);
   CHECK(look("我爱你", "爱", "你").heads_on_target >= 1);
 }
@@ -628,7 +628,7 @@ TEST_CASE("default model: unknown words fall back and are marked") {
   CHECK(c.embeddings.row(4) == m.E.row(m.vocab.find("apple")));
 }
 
-TEST_CASE("default model: the heads have different jobs, and the seed sentence does not collapse") {
+TEST_CASE("default model: the heads have different jobs, and the example sentence does not collapse") {
   const ap::TrainedModel& m = default_model();
   const int L = m.net.depth(), H = m.net.heads;
   const auto note = [&](int l, int h) -> const ap::HeadNote& {

@@ -1,4 +1,4 @@
-// test_numpy_example.cpp: the "numpy" model (the seed article's program) and its program text.
+// test_numpy_example.cpp: the "numpy" model (the article's program) and its program text.
 // The weights are compared with NumPy's own run of the article (tests/fixtures/attention_v1.json,
 // case "seed_article"); the CLI test runs the program text itself with NumPy.
 #include <doctest/doctest.h>

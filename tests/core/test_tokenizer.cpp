@@ -218,7 +218,7 @@ TEST_CASE("every invisible character separates; text with nothing visible is emp
 }
 
 TEST_CASE("a zero-width joiner joins only inside emoji sequences") {
-  // after punctuation it used to pull the next letter in and split the word: "=\u200Dc" | "md"
+  // after punctuation it must not pull the next letter in and split the word ("=\u200Dc" | "md")
   const auto t = ap::tokenize("=\u200Dcmd");
   REQUIRE(t.size() == 2);
   CHECK(t[0].kind == ap::TokenKind::Punct);

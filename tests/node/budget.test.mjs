@@ -131,7 +131,7 @@ test('oversized arguments are refused before any copy: memory stays within the b
       'bad_seed',
       'scaleDemo(a seed of 1e8 characters)',
     ],
-    // 40,000 CJK characters are 120,000 bytes of UTF-8: over the text cap although fewer units
+    // 40,000 CJK characters are three bytes each in UTF-8: over the text cap although fewer units
     [
       () => m.tokenize('鱼'.repeat(40000), 64),
       'text_too_long',

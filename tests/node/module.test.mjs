@@ -299,7 +299,7 @@ test('attend matches NumPy fixtures to 1e-5', () => {
   }
 });
 
-test("softmax steps: the true values for the seed article's scores 3.2, 1.8, 0.4", () => {
+test("softmax steps: the true values for the article's scores 3.2, 1.8, 0.4", () => {
   const s = core.softmaxSteps([3.2, 1.8, 0.4]);
   const e = [3.2, 1.8, 0.4].map((x) => Math.exp(x - 3.2));
   const sum = e.reduce((a, b) => a + b, 0);

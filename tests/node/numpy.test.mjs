@@ -1,4 +1,4 @@
-// numpy.test.mjs: the module's "numpy" model (the seed article's NumPy program). Its X and weights
+// numpy.test.mjs: the module's "numpy" model (the article's NumPy program). Its X and weights
 // are NumPy's own draws (tests/fixtures/numpy_random_v1.json, from scripts/gen_fixtures) rounded
 // to float32, bit for bit; its weights and output agree with the native CLI; the program it hands
 // out is the article's, with the trace's sizes, and the CLI's.

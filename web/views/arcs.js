@@ -87,7 +87,7 @@ export class ArcView {
     const short = labels.map((x) =>
       x.length > 11 && [...x].length > 11 ? `${[...x].slice(0, 10).join('')}…` : x,
     );
-    // a key label and its weight fit in the 116 units right of the links ("animal 100.0%")
+    // a key label and its weight fit in the 116 units right of the links (a word and a weight to one decimal of a percent)
     const shortKey = labels.map((x) =>
       x.length > 9 && [...x].length > 9 ? `${[...x].slice(0, 8).join('')}…` : x,
     );

@@ -106,7 +106,7 @@ export function replay(node, still = false) {
   }
 }
 
-/** Sets a width in percent, to 0.1% (finer is invisible), only when it differs: a bar that did
+/** Sets a width in percent, to a tenth of a percent (finer is invisible), only when it differs: a bar that did
  *  not move costs no style recalculation. */
 export function setWidth(node, percent) {
   const w = `${percent.toFixed(1)}%`;

@@ -11,7 +11,7 @@ import { LIMIT_PAIRS } from '../state.js';
 // how many different same-kind warnings are written out before "and N more"
 const MAX_SAME_KIND = 3;
 
-// a measured share, one decimal: 0.9951 is 99.5%, not 100%
+// a measured share, one decimal: a share just under 1 is never shown as 100%
 const measured = (x) => `${(100 * x).toFixed(1)}%`;
 
 /** The token whose row decides a pair: the first token whose lower-cased text is `pronoun`. */

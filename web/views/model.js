@@ -10,7 +10,7 @@ import { el, says } from './dom.js';
 const said = (tag, attrs, s) =>
   el(tag, { ...attrs, text: s.text, 'data-says': JSON.stringify(s.data) });
 
-// a share as measured, one decimal: 0.9951 -> "99.5%"
+// a share as measured, one decimal: a share just under 1 is never shown as 100%
 const pct = (x) =>
   x == null || Number.isNaN(Number(x)) ? '—' : `${(100 * Number(x)).toFixed(1)}%`;
 
