@@ -628,7 +628,8 @@ TEST_CASE("default model: unknown words fall back and are marked") {
   CHECK(c.embeddings.row(4) == m.E.row(m.vocab.find("apple")));
 }
 
-TEST_CASE("default model: the heads have different jobs, and the example sentence does not collapse") {
+TEST_CASE(
+    "default model: the heads have different jobs, and the example sentence does not collapse") {
   const ap::TrainedModel& m = default_model();
   const int L = m.net.depth(), H = m.net.heads;
   const auto note = [&](int l, int h) -> const ap::HeadNote& {
