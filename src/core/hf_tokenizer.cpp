@@ -443,12 +443,6 @@ void bert_strip_accents(std::vector<NormChar>& text) {
   text = std::move(out);
 }
 
-std::string to_utf8(const std::vector<NormChar>& text, std::size_t first, std::size_t last) {
-  std::string s;
-  for (std::size_t k = first; k < last; ++k) append_utf8(s, text[k].c);
-  return s;
-}
-
 // A piece's bytes as the learner reads them: whole UTF-8 characters as themselves, any other
 // byte as \xHH.
 std::string readable_bytes(std::string_view bytes) {
@@ -506,7 +500,9 @@ struct Tokenizer::Impl {
   bool strip_accents = true;
   std::string prefix = "##";
   std::size_t max_chars_per_word = 100;
-  std::size_t max_token_chars = 1;  // the longest vocabulary entry, in characters (prefix off)
+  std::size_t max_token_chars = 1;  // the longest vocabulary entry, in characters
+  // token text -> id for a word's first part, and (text after the prefix) for the parts after
+  std::unordered_map<std::string_view, std::int32_t> word_ids, continuation_ids;
   std::int32_t unk_id = -1;
   std::string unk_text;
   std::vector<std::int32_t> before, after;  // the ids the post-processor adds around a text
@@ -542,9 +538,19 @@ struct Tokenizer::Impl {
       invalid(std::string(file) + ": the unknown token \"" + printable(unk_text, 40) +
               "\" is not in the vocabulary");
     unk_id = *unk;
+    // views of the vocabulary's keys (an unordered_map's nodes do not move), so looking up a
+    // part of a word copies nothing
+    word_ids.reserve(vocab.ids.size());
     for (const auto& [token, id] : vocab.ids) {
-      std::string_view t = token;
-      if (!prefix.empty() && t.substr(0, prefix.size()) == prefix) t.remove_prefix(prefix.size());
+      const std::string_view t = token;
+      word_ids[t] = id;
+      if (prefix.empty() || t.substr(0, prefix.size()) == prefix) {
+        const std::string_view rest = t.substr(prefix.size());
+        continuation_ids[rest] = id;
+        std::size_t chars = 0;
+        for (const char ch : rest) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+        max_token_chars = std::max(max_token_chars, chars);
+      }
       std::size_t chars = 0;
       for (const char ch : t) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
       max_token_chars = std::max(max_token_chars, chars);
@@ -659,15 +665,26 @@ void Tokenizer::Impl::wordpiece_word(const std::vector<NormChar>& t, std::size_t
     push(out, unk_id, unk_text, t[first].begin, t[last - 1].end, false);
     return;
   }
+  // the word's UTF-8 once; at[k] = the byte where character first + k starts
+  std::string word;
+  std::vector<std::size_t> at;
+  for (std::size_t k = first; k < last; ++k) {
+    at.push_back(word.size());
+    append_utf8(word, t[k].c);
+  }
+  at.push_back(word.size());
+  const std::string_view w = word;
   for (std::size_t start = first; start < last;) {
+    const auto& map = start > first ? continuation_ids : word_ids;
     std::size_t stop = std::min(last, start + max_token_chars);
     bool found = false;
     for (; stop > start; --stop) {
-      std::string piece = start > first ? prefix : std::string();
-      piece += to_utf8(t, start, stop);
-      const std::int32_t* id = vocab.find(piece);
-      if (id != nullptr) {
-        push(out, *id, std::move(piece), t[start].begin, t[stop - 1].end, false);
+      const std::string_view sub =
+          w.substr(at[start - first], at[stop - first] - at[start - first]);
+      const auto it = map.find(sub);
+      if (it != map.end()) {
+        push(out, it->second, (start > first ? prefix : std::string()) + std::string(sub),
+             t[start].begin, t[stop - 1].end, false);
         found = true;
         break;
       }
@@ -905,7 +922,7 @@ std::unique_ptr<Tokenizer::Impl> from_tokenizer_json(std::string_view bytes) {
       impl->prefix = v->as_string(model_where + ".continuing_subword_prefix");
     if (const json::Value* v = model.find("max_input_chars_per_word"); v && !v->is_null())
       impl->max_chars_per_word = static_cast<std::size_t>(
-          v->as_int(model_where + ".max_input_chars_per_word", 1, 1 << 20));
+          v->as_int(model_where + ".max_input_chars_per_word", 1, kMaxWordChars));
     impl->finish_wordpiece(file);
     read_post_processor(root.find("post_processor"), impl->vocab, impl->before, impl->after);
   } else {

@@ -20,6 +20,12 @@
 //     and lower-cased as configured; split at white space and around punctuation; each word
 //     greedily longest-match WordPiece with "##" (longer than max_input_chars_per_word: [UNK]);
 //     [CLS] ... [SEP] around the result.
+// Where Hugging Face's implementations disagree, this follows:
+//   \s is Unicode's White_Space, as Oniguruma (the Rust library) reads it: U+0085 is white
+//     space and U+FEFF is not (JavaScript's \s, and so js-tiktoken and tokenizers.js, say the
+//     opposite);
+//   a capital sigma ending a word lower-cases to the final form, as Python's BERT tokenizer and
+//     tokenizers.js do (the Rust library lower-cases each character alone).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -37,8 +43,10 @@ constexpr std::size_t kMaxVocabSize = 300000;                          // tokens
 constexpr std::size_t kMaxMerges = 300000;                             // merge rules
 constexpr std::size_t kMaxTokenBytes = 1024;                           // one token's text
 constexpr std::size_t kMaxAddedTokens = 4096;                          // added (special) tokens
-// The longest text encode() takes.
-constexpr std::size_t kMaxEncodeBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxWordChars = 200;  // max_input_chars_per_word (BERT's is 100)
+// The longest text encode() takes (more than a model's context holds, and more than the page
+// lets a learner type).
+constexpr std::size_t kMaxEncodeBytes = std::size_t{128} << 10;
 
 // The file names a tokenizer may read, for a page's file picker and the CLI's folder reader.
 const std::vector<std::string>& tokenizer_file_names();
