@@ -731,10 +731,15 @@ class App {
   revealStage(why) {
     const bar = this.$('stagebar');
     if (why === 'stage') {
-      // the title just under the bar once the bar sticks to the top
+      // the title just under the bar once the bar sticks to the top, with room for the bar to
+      // grow as far as its narration may (a phone caps it at three lines): a longer sentence on
+      // the next step must not slide the bar over the title
       const panel = this.$('stage-title');
+      const narr = this.$('narration');
+      const cap = narr ? parseFloat(getComputedStyle(narr).maxHeight) : NaN;
+      const grow = Number.isFinite(cap) ? Math.max(0, cap - narr.offsetHeight) : 0;
       const dy =
-        panel.getBoundingClientRect().top - (bar && !bar.hidden ? bar.offsetHeight : 0) - 4;
+        panel.getBoundingClientRect().top - (bar && !bar.hidden ? bar.offsetHeight + grow : 0) - 4;
       if (Math.abs(dy) >= 1) window.scrollBy({ top: dy, behavior: 'instant' });
     }
     this.walk.reveal(bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0);

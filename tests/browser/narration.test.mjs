@@ -338,16 +338,19 @@ function check(says, text, ctx) {
       });
       break;
     }
+    case 'embeddings.numpyX':
     case 'embeddings.posOn':
     case 'embeddings.posOff':
     case 'embeddings.posOffCausal':
       assert.equal(
         says.key,
-        res.config.positions
-          ? 'embeddings.posOn'
-          : tr.config.causal
-            ? 'embeddings.posOffCausal'
-            : 'embeddings.posOff',
+        res.program
+          ? 'embeddings.numpyX'
+          : res.config.positions
+            ? 'embeddings.posOn'
+            : tr.config.causal
+              ? 'embeddings.posOffCausal'
+              : 'embeddings.posOff',
       );
       break;
     case 'train.gradWhy':
@@ -613,6 +616,27 @@ function check(says, text, ctx) {
       has(g.probability.toFixed(2), 'the probability');
       break;
     }
+    case 'predict.judge': {
+      // the guess's trust line: the coreference head's held-out share, as the model file has it
+      const info = res.model.info;
+      assert.equal(says.acc, Number(info.heldout_pronoun_coref_head));
+      assert.equal(says.pron, info.heldout_pronoun_count);
+      has(`${(100 * says.acc).toFixed(1)}%`, 'the held-out share');
+      break;
+    }
+    case 'predict.people':
+      has(tok(says.col), 'the word people mean');
+      break;
+    case 'predict.judgeRandom':
+      assert.ok(res.program || !res.model, 'random or NumPy weights');
+      break;
+    case 'predict.judgeCustom':
+      assert.ok(res.model && res.model.info?.heldout_pronoun_coref_head == null, 'not measured');
+      break;
+    case 'model.readsNone':
+      assert.match(res.guesses[says.q].word, /^<.*>$/, 'the read-out names a row with no word');
+      has(tok(says.q), 'the token');
+      break;
     default:
       if (says.key.startsWith('role.')) {
         // a head's note: its role and its numbers are the model file's, shown as measured

@@ -55,8 +55,13 @@ test("the preset shows the article's program, highlights each stage's lines, and
   await open('');
   assert.ok(await page.isHidden('#program'), 'no program for the trained model');
   const before = await renders(page);
+  const mine = await page.inputValue('#text');
   await page.click('#preset-numpy');
   await waitRender(page, before);
+  // the learner's sentence was put aside, and the page says so with a way back
+  const notice = await page.textContent('#messages .msg.notice');
+  assert.ok(notice.includes(`“${mine}”`), `the notice names the sentence put aside: ${notice}`);
+  assert.ok(await page.isVisible('#messages .msg-action'));
   // the link says what the preset set
   const { state } = parse(new URL(page.url()).search);
   // the core's article values are the ones the article's program text writes
@@ -107,6 +112,16 @@ test("the preset shows the article's program, highlights each stage's lines, and
     }
     if (id === 'score') assert.deepEqual(lit, ['    scores = np.matmul(Q, K.T)']);
     if (id === 'embeddings') assertShown(await cells(page, 'X'), tr.X, 'X');
+    // what the stages say is true of this program: X by position, one head, W_O the identity
+    if (id === 'embeddings')
+      assert.equal(
+        JSON.parse(await page.getAttribute('#stage-body p.hint[data-says]', 'data-says')).key,
+        'embeddings.numpyX',
+      );
+    if (id === 'heads') {
+      assert.match(await page.textContent('#stage-body'), /with one head, concat is that head's/);
+      assert.doesNotMatch(await page.textContent('#narration'), /mixed back|\(1 heads\)/);
+    }
     if (id === 'project') assertShown(await cells(page, 'Q'), tr.heads[0].Q, 'Q');
     if (id === 'score') assertShown(await cells(page, 'scores'), tr.heads[0].scores, 'scores');
     if (id === 'softmax') {
@@ -160,6 +175,23 @@ test("the preset shows the article's program, highlights each stage's lines, and
   await waitRender(page, b2);
   await page.waitForSelector('#program .program-claim[data-matches="false"]');
   assert.match(await page.textContent('#program .program-claim'), /not the program's/);
+  assert.deepEqual(errors, []);
+});
+
+test("the preset puts the learner's sentence aside and gives it back, with its model", async () => {
+  const { page, errors, open } = await newPage({ locale: 'zh-CN' });
+  await open(`s=${encodeURIComponent('我爱你')}&lang=zh`);
+  const b1 = await renders(page);
+  await page.click('#preset-numpy');
+  await waitRender(page, b1);
+  assert.ok(await page.isVisible('#program'));
+  assert.match(await page.textContent('#messages .msg.notice'), /“我爱你”/);
+  const b2 = await renders(page);
+  await page.click('#messages .msg-action');
+  await waitRender(page, b2);
+  assert.equal(await page.inputValue('#text'), '我爱你');
+  await page.waitForSelector('#program', { state: 'hidden' });
+  assert.doesNotMatch(page.url(), /model=numpy/);
   assert.deepEqual(errors, []);
 });
 

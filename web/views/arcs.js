@@ -28,7 +28,7 @@ export class ArcView {
     // attributes are created in the order the full redraw used to write them, then only changed
     this.scroll = el('div', { class: 'arcs-scroll', role: 'group', 'aria-label': '' });
     // a group, not an img: the query labels inside are buttons (one in the Tab order, arrows move)
-    this.pic = svg('svg', { viewBox: '0 0 320 0', class: 'arcs', role: 'group', 'aria-label': '' });
+    this.pic = svg('svg', { viewBox: '0 0 360 0', class: 'arcs', role: 'group', 'aria-label': '' });
     this.scroll.append(this.pic);
     this.links = [];
     this.labels = [];
@@ -38,7 +38,7 @@ export class ArcView {
   /** A query label and a key label for token i; the query label follows token i when clicked. */
   addLabels(i) {
     const left = svg('text', {
-      x: 88,
+      x: 108,
       y: 0,
       'text-anchor': 'end',
       class: 'qtok',
@@ -48,7 +48,7 @@ export class ArcView {
     left.addEventListener('click', () => this.ctx.actions.setFocus(i));
     left.addEventListener('keydown', (ev) => this.onKey(ev, i));
     const right = svg('text', {
-      x: 202,
+      x: 222,
       y: 0,
       class: 'ktok',
       'data-matrix': 'weights',
@@ -85,11 +85,12 @@ export class ArcView {
     const labels = result.tokens;
     // a very long token (a pasted URL) is cut for the picture; the heading and titles keep it whole
     const short = labels.map((x) =>
-      x.length > 11 && [...x].length > 11 ? `${[...x].slice(0, 10).join('')}…` : x,
+      x.length > 14 && [...x].length > 14 ? `${[...x].slice(0, 13).join('')}…` : x,
     );
-    // a key label and its weight fit in the 116 units right of the links (a word and a weight to one decimal of a percent)
+    // a key label and its weight fit in the 136 units right of the links (a word and a weight to
+    // one decimal of a percent)
     const shortKey = labels.map((x) =>
-      x.length > 9 && [...x].length > 9 ? `${[...x].slice(0, 8).join('')}…` : x,
+      x.length > 13 && [...x].length > 13 ? `${[...x].slice(0, 12).join('')}…` : x,
     );
     const w = rowOf(tr.heads[h].weights, q);
     const H = n * ROW + 8;
@@ -105,9 +106,9 @@ export class ArcView {
     text(this.orient, t('arcs.orient'));
     attr(this.scroll, 'tabindex', n > 24 ? '0' : null);
     attr(this.scroll, 'aria-label', label);
-    attr(pic, 'viewBox', `0 0 320 ${H}`);
+    attr(pic, 'viewBox', `0 0 360 ${H}`);
     attr(pic, 'aria-label', label);
-    // the height follows the width through the viewBox (style.css: at most 320 px wide, so a row
+    // the height follows the width through the viewBox (style.css: at most 360 px wide, so a row
     // per token is at most 26 px; long inputs scroll in .arcs-scroll)
 
     // links: one per key with a weight above 0, all before the labels (drawn underneath them)
@@ -125,7 +126,7 @@ export class ArcView {
         // the curve depends on the two rows only
         line.apFrom = q;
         line.apTo = j;
-        attr(line, 'd', `M 94 ${y(q)} C 145 ${y(q)}, 145 ${y(j)}, 196 ${y(j)}`);
+        attr(line, 'd', `M 114 ${y(q)} C 165 ${y(q)}, 165 ${y(j)}, 216 ${y(j)}`);
       }
       // to 0.1 px and 1% opacity (finer is invisible): most links keep their attributes while typing
       attr(line, 'stroke-width', (0.5 + 16 * w[j]).toFixed(1));

@@ -112,11 +112,14 @@ export class EmbeddingsStage {
 
   // what positions (and the causal mask) mean for word order, said for the settings shown
   posHint(model) {
-    const key = model.result.config.positions
-      ? 'embeddings.posOn'
-      : model.result.config.causal
-        ? 'embeddings.posOffCausal'
-        : 'embeddings.posOff';
+    // the article's program draws X per position, from NumPy's generator: not from the words
+    const key = model.result.program
+      ? 'embeddings.numpyX'
+      : model.result.config.positions
+        ? 'embeddings.posOn'
+        : model.result.config.causal
+          ? 'embeddings.posOffCausal'
+          : 'embeddings.posOff';
     const p = el('p', { class: 'hint' });
     setSays(p, says(this.ctx.t, key));
     return p;
@@ -215,6 +218,13 @@ export class EmbeddingsStage {
         .map((x) => fmt(x))
         .join(', ');
     const tok = res.tokens[i];
+    if (res.program)
+      return this.ctx.t('narr.embeddingsNumpy', {
+        tok,
+        i: i + 1,
+        d: tr.config.d_model,
+        first: first(inputX(tr)),
+      });
     if (!res.positions)
       return this.ctx.t('narr.embeddings', { tok, d: tr.config.d_model, first: first(inputX(tr)) });
     return this.ctx.t('narr.embeddingsSum', {

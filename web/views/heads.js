@@ -198,7 +198,10 @@ export class HeadsStage {
       t('heads.concat'),
       `${tr.config.n} × ${tr.config.heads * tr.config.d_k}`,
       this.concat,
-      t('heads.concatNote', { h: tr.config.heads, dk: tr.config.d_k }),
+      t(tr.config.heads === 1 ? 'heads.concatNoteOne' : 'heads.concatNote', {
+        h: tr.config.heads,
+        dk: tr.config.d_k,
+      }),
       t,
     );
     this.woBlock = matrixBlock(
@@ -252,10 +255,14 @@ export class HeadsStage {
     this.k = k;
     const h = this.model.result.config.heads;
     const n = this.model.result.config.n;
-    // compact maps follow the followed token's row and, in each head, the key it looks at most
+    // compact maps follow the followed token's row
     const q = this.model.state.q;
     const tops = this.tops();
-    this.headViews.forEach((m, i) => m.moveWindow?.(tops[i].best, q));
+    // one column window for every head, so the maps side by side show the same keys: around the
+    // top key of the head this step is about (step k: head k), else of the followed head
+    const about = k >= 1 && k <= h ? k - 1 : Math.min(this.model.state.head, h - 1);
+    const shared = tops[about].best;
+    this.headViews.forEach((m) => m.moveWindow?.(shared, q));
     this.concat.moveWindow?.(0, q);
     this.out.moveWindow?.(0, q);
     this.headBlocks.forEach((b, i) => {
@@ -301,7 +308,7 @@ export class HeadsStage {
       );
     }
     if (k === tr.config.heads + 1)
-      return this.ctx.t('narr.headsConcat', {
+      return this.ctx.t(tr.config.heads === 1 ? 'narr.headsConcatOne' : 'narr.headsConcat', {
         tok: labels[q],
         n: tr.config.heads,
         dk: tr.config.d_k,
@@ -309,7 +316,13 @@ export class HeadsStage {
       });
     if (k === 0) return this.ctx.t('narr.headsStart', { n: tr.config.heads });
     const parts = tops.map((x, h) => this.ctx.t('narr.headPart', { h: h + 1, key: x.key, p: x.p }));
-    return this.ctx.t('narr.heads', {
+    // the article's program has no W_O: the page's is the identity, so nothing is mixed
+    const key = tr.program
+      ? 'narr.headsNumpy'
+      : tr.config.heads === 1
+        ? 'narr.headsOne'
+        : 'narr.heads';
+    return this.ctx.t(key, {
       tok: labels[q],
       parts: parts.join(this.ctx.t('list.sep')),
       n: tr.config.heads,

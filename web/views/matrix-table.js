@@ -78,7 +78,12 @@ export class MatrixTable {
 
   /** Whether a window hides part of the matrix right now (false when all of it fits). */
   get cut() {
-    return !!this.win && !this.full && (this.m.cols > this.win.cols || this.m.rows > this.win.rows);
+    return !!this.win && !this.full && (this.m.cols > this.winCols || this.m.rows > this.win.rows);
+  }
+
+  /** The columns the window shows: all of a row of up to UNCUT_COLS numbers, else its width. */
+  get winCols() {
+    return this.m.cols <= UNCUT_COLS ? this.m.cols : this.win.cols;
   }
 
   /** Slides the window (if any) so that column c and row r are inside it. */
@@ -90,7 +95,7 @@ export class MatrixTable {
       else if (x >= start + size) start = x - size + 1;
       return Math.max(0, Math.min(start, Math.max(0, total - size)));
     };
-    const c0 = fit(w.c0, Math.max(0, c), w.cols, this.m.cols);
+    const c0 = fit(w.c0, Math.max(0, c), this.winCols, this.m.cols);
     const r0 = fit(w.r0, Math.max(0, r), w.rows, this.m.rows);
     if (c0 === w.c0 && r0 === w.r0) return;
     w.c0 = c0;
@@ -108,7 +113,8 @@ export class MatrixTable {
   applyWindow() {
     const off = new Set();
     const cut = this.cut;
-    const { c0, r0, cols, rows } = this.win || { c0: 0, r0: 0, cols: 0, rows: 0 };
+    const { c0, r0, rows } = this.win || { c0: 0, r0: 0, rows: 0 };
+    const cols = this.win ? this.winCols : 0;
     const outC = (c) => cut && (c < c0 || c >= c0 + cols);
     const outR = (r) => cut && (r < r0 || r >= r0 + rows);
     if (cut) {
@@ -381,18 +387,19 @@ export function matrixBlock(title, shape, table, note, t) {
     more = el('p', { class: 'mmore' }, [text, ' ', btn]);
     table.onWindow = (tb) => {
       const { m, win } = tb;
+      const cols = tb.winCols;
       const hidden = tb.cut;
       more.hidden = !hidden && !tb.full;
       const parts = [];
-      if (m.cols > win.cols)
+      if (m.cols > cols)
         parts.push(
-          t('matrix.cols', { a: win.c0 + 1, b: Math.min(m.cols, win.c0 + win.cols), n: m.cols }),
+          t('matrix.cols', { a: win.c0 + 1, b: Math.min(m.cols, win.c0 + cols), n: m.cols }),
         );
       if (m.rows > win.rows)
         parts.push(
           t('matrix.rows', { a: win.r0 + 1, b: Math.min(m.rows, win.r0 + win.rows), n: m.rows }),
         );
-      const moreN = m.rows * m.cols - Math.min(m.rows, win.rows) * Math.min(m.cols, win.cols);
+      const moreN = m.rows * m.cols - Math.min(m.rows, win.rows) * Math.min(m.cols, cols);
       setText(
         text,
         hidden ? t('matrix.shown', { parts: parts.join(t('list.sep')), more: moreN }) : '',
@@ -424,6 +431,9 @@ export function wholeMatrix(t, block, title) {
 /** Key columns of an n × n matrix or a row strip shown before "… more" (a toggle shows all):
  *  12 fit a 1280 px window without sideways scrolling, 4 a phone's. */
 export const keyCols = () => (phone() ? PHONE_COLS : 12);
+/** A row of this many numbers or fewer is never cut to a window (it scrolls sideways instead):
+ *  a sentence of up to 8 tokens shows every key, on a phone too. */
+export const UNCUT_COLS = 8;
 /** Columns a compact table shows on a phone (600 px wide or less), whatever it shows elsewhere. */
 export const PHONE_COLS = 4;
 /** Token rows an n × n map shows on a phone (a window that follows the followed token), so the
@@ -471,7 +481,7 @@ export class StripWindow {
     this.rows = rows;
     this.skip = skip;
     this.n = n;
-    const c = this.cols;
+    const c = n <= UNCUT_COLS ? n : this.cols;
     if (focus < this.c0) this.c0 = focus;
     else if (focus >= this.c0 + c) this.c0 = focus - c + 1;
     this.c0 = Math.max(0, Math.min(this.c0, n - c));
@@ -479,7 +489,8 @@ export class StripWindow {
   }
 
   apply() {
-    const { n, cols, c0, t } = this;
+    const { n, c0, t } = this;
+    const cols = n <= UNCUT_COLS ? n : this.cols;
     const cut = !this.full && n > cols;
     for (const tr of this.rows) {
       for (let j = 0; j < n; j++) {

@@ -242,7 +242,8 @@ export class ScoreStage {
     };
     const d = this.dd;
     d.gk.append(d.lk);
-    d.pic = svg('svg', { viewBox: '-80 -78 160 100', class: 'angle', role: 'img' });
+    // room right of the arrows for a token's label ("k demonstrators")
+    d.pic = svg('svg', { viewBox: '-70 -78 230 100', class: 'angle', role: 'img' });
     d.pic.append(d.lq, d.gk, d.arc, d.tq, d.tk, d.tt);
     const more = dK > shown;
     d.table = el('table', { class: 'dot' }, [
