@@ -201,14 +201,17 @@ for (const size of SIZES)
         'the narration says head 1 was taught',
       );
       await gotoStage(page, 8, 'heads');
-      const lines = await page.$$eval('#stage-body .head-taught', (l) =>
-        l.map((e) => ({ taught: e.dataset.taught, text: e.textContent })),
+      const titles = await page.$$eval('#stage-body figure[data-taught]', (l) =>
+        l.map((e) => ({ taught: e.dataset.taught, text: e.querySelector('.mtitle').textContent })),
       );
       assert.deepEqual(
-        lines,
-        taught.map((x) => ({
+        titles,
+        taught.map((x, h) => ({
           taught: String(x),
-          text: say(lang, x ? 'taught.headLine' : 'taught.headLineOwn'),
+          text: say(lang, 'taught.with', {
+            name: say(lang, 'heads.head', { h: h + 1 }),
+            mark: say(lang, x ? 'taught.mark' : 'taught.own'),
+          }),
         })),
       );
       await shot(page, `trust-${tag}-heads`, '#walkthrough');

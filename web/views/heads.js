@@ -5,7 +5,7 @@
 import { el, setText, says, setSays } from './dom.js';
 import { pct, rowOf } from './format.js';
 import { matrixBlock, MatrixTable, keyCols, keyRows } from './matrix-table.js';
-import { headTaught, taughtSentence } from './taught.js';
+import { headTaught, taughtSentence, withMark } from './taught.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { HeadShapes } from './head-shapes.js';
 
@@ -146,12 +146,13 @@ export class HeadsStage {
   }
 
   fillTops() {
-    // taught or learned on its own (the model card's mark), under each head's top key
-    this.taughtLines.forEach((line, h) => {
-      const v = headTaught(this.model.result, h);
-      line.hidden = v === null;
-      line.dataset.taught = String(v);
-      setText(line, v === null ? '' : this.ctx.t(v ? 'taught.headLine' : 'taught.headLineOwn'));
+    // taught or learned on its own (the model card's mark) in each head's title
+    this.headBlocks.forEach((fig, h) => {
+      fig.dataset.taught = String(headTaught(this.model.result, h));
+      setText(
+        fig.querySelector('.mtitle'),
+        withMark(this.ctx.t, this.model.result, h, this.ctx.t('heads.head', { h: h + 1 })),
+      );
     });
     const q = this.model.state.q;
     const tok = this.model.result.tokens[q];
@@ -170,13 +171,11 @@ export class HeadsStage {
     const v = this.views(model);
     this.headViews = v.heads.map((a) => matrixView(...a));
     this.topLines = this.headViews.map(() => el('p', { class: 'head-top' }));
-    this.taughtLines = this.headViews.map(() => el('p', { class: 'head-taught' }));
     this.headBlocks = this.headViews.map((m, h) => {
       const fig = matrixBlock(t('heads.head', { h: h + 1 }), `${tr.config.n} × ${tr.config.n}`, m);
       fig.classList.add(`head-${h % 8}`);
       fig.append(
         this.topLines[h],
-        this.taughtLines[h],
         el('button', {
           class: 'action small',
           text: t('heads.follow', { h: h + 1 }),
