@@ -30,10 +30,10 @@ void require_shape(const Matrix& m, Eigen::Index rows, Eigen::Index cols, const 
                                       why + ")");
 }
 
-void validate_options(const AttentionOptions& opt) {
-  if (opt.heads < 1 || opt.heads > kMaxHeads)
-    throw Error("bad_heads", "heads must be between 1 and " + std::to_string(kMaxHeads) + ", got " +
-                                 std::to_string(opt.heads));
+void validate_options(const AttentionOptions& opt, const AttentionLimits& lim) {
+  if (opt.heads < 1 || opt.heads > lim.max_heads)
+    throw Error("bad_heads", "heads must be between 1 and " + std::to_string(lim.max_heads) +
+                                 ", got " + std::to_string(opt.heads));
   if (!(opt.temperature > 0.0f) || !(opt.temperature <= kMaxTemperature))
     throw Error("bad_temperature", "temperature must be greater than 0 and at most " +
                                        std::to_string(static_cast<int>(kMaxTemperature)) +
@@ -72,26 +72,28 @@ Matrix softmax_rows(MatrixRef x, float temperature) {
   return out;
 }
 
-Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
-  validate_options(opt);
+Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt,
+             const AttentionLimits& lim) {
+  validate_options(opt, lim);
   const int n = static_cast<int>(X.rows());
   const int d_model = static_cast<int>(X.cols());
   if (n < 1) throw Error("empty_input", "X has no rows: give at least one token vector");
-  if (n > kMaxSequence)
+  if (n > lim.max_sequence)
     throw Error("too_many_tokens", "X has " + std::to_string(n) + " rows; the limit is " +
-                                       std::to_string(kMaxSequence));
-  if (d_model < 1 || d_model > kMaxDModel)
+                                       std::to_string(lim.max_sequence));
+  if (d_model < 1 || d_model > lim.max_d_model)
     throw Error("bad_d_model", "d_model (the columns of X) must be between 1 and " +
-                                   std::to_string(kMaxDModel) + ", got " + std::to_string(d_model));
+                                   std::to_string(lim.max_d_model) + ", got " +
+                                   std::to_string(d_model));
   const Eigen::Index hd = w.W_Q.cols();
   if (hd < 1 || hd % opt.heads != 0)
     throw Error("shape_mismatch", "W_Q has " + std::to_string(hd) +
                                       " columns, which must be heads x d_k (heads = " +
                                       std::to_string(opt.heads) + ")");
-  if (hd > kMaxHeadWidth)
+  if (hd > lim.max_head_width)
     throw Error("bad_d_k",
                 "W_Q has " + std::to_string(hd) + " columns (heads x d_k); the limit is " +
-                    std::to_string(kMaxHeadWidth) + ": use fewer heads or a smaller d_k");
+                    std::to_string(lim.max_head_width) + ": use fewer heads or a smaller d_k");
   const int h = opt.heads;
   const int d_k = static_cast<int>(hd / h);
   const long long cells = static_cast<long long>(n) * n * h;
@@ -104,11 +106,19 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
   require_shape(w.W_K, d_model, hd, "W_K", "d_model x heads*d_k");
   require_shape(w.W_V, d_model, hd, "W_V", "d_model x heads*d_k");
   if (w.W_O.size() != 0) require_shape(w.W_O, hd, d_model, "W_O", "heads*d_k x d_model");
+  if (w.b_Q.size() != 0) require_shape(w.b_Q, 1, hd, "b_Q", "1 x heads*d_k");
+  if (w.b_K.size() != 0) require_shape(w.b_K, 1, hd, "b_K", "1 x heads*d_k");
+  if (w.b_V.size() != 0) require_shape(w.b_V, 1, hd, "b_V", "1 x heads*d_k");
+  if (w.b_O.size() != 0) require_shape(w.b_O, 1, d_model, "b_O", "1 x d_model");
   require_finite(X, "X");
   require_finite(w.W_Q, "W_Q");
   require_finite(w.W_K, "W_K");
   require_finite(w.W_V, "W_V");
   require_finite(w.W_O, "W_O");
+  require_finite(w.b_Q, "b_Q");
+  require_finite(w.b_K, "b_K");
+  require_finite(w.b_V, "b_V");
+  require_finite(w.b_O, "b_O");
 
   Trace t;
   t.n = n;
@@ -125,10 +135,22 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
     H.W_Q = w.W_Q.middleCols(i * d_k, d_k);
     H.W_K = w.W_K.middleCols(i * d_k, d_k);
     H.W_V = w.W_V.middleCols(i * d_k, d_k);
-    // pass 1: project. Q, K, V: n x d_k
+    // pass 1: project. Q, K, V: n x d_k (plus each column's bias, when the weights have one)
     gemm(t.X, H.W_Q, H.Q);
     gemm(t.X, H.W_K, H.K);
     gemm(t.X, H.W_V, H.V);
+    if (w.b_Q.size() != 0) {
+      H.b_Q = w.b_Q.middleCols(i * d_k, d_k);
+      H.Q.rowwise() += H.b_Q.row(0);
+    }
+    if (w.b_K.size() != 0) {
+      H.b_K = w.b_K.middleCols(i * d_k, d_k);
+      H.K.rowwise() += H.b_K.row(0);
+    }
+    if (w.b_V.size() != 0) {
+      H.b_V = w.b_V.middleCols(i * d_k, d_k);
+      H.V.rowwise() += H.b_V.row(0);
+    }
     // pass 2: score. scores: n x n, row i = query i, column j = key j
     gemm_abt(H.Q, H.K, H.scores);
     // pass 3: scale by 1/sqrt(d_k)
@@ -152,6 +174,7 @@ Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt) {
     t.W_O = Matrix::Identity(hd, hd);
   }
   gemm(t.concat, t.W_O, t.output);
+  if (w.b_O.size() != 0) t.output.rowwise() += w.b_O.row(0);
   // Q K^T squares the inputs' size: the scores can overflow while the output stays finite
   bool finite = t.output.allFinite();
   for (const HeadTrace& H : t.head) finite = finite && H.scores.allFinite();

@@ -33,6 +33,16 @@ constexpr int kMaxMatrixSide = 4096;
 // entries, a row of Q or K at most d_k <= kMaxHeadWidth).
 constexpr int kMaxVectorLength = kMaxHeadWidth;
 
+// The sizes attend accepts besides the attention-cell cap (AttentionOptions). The defaults are the
+// page's budget (the constants above); a caller that brings a model of its own (a Hugging Face
+// model's n_positions, d_model, heads) passes that model's limits instead.
+struct AttentionLimits {
+  int max_sequence = kMaxSequence;
+  int max_d_model = kMaxDModel;
+  int max_heads = kMaxHeads;
+  int max_head_width = kMaxHeadWidth;
+};
+
 struct AttentionOptions {
   int heads = 1;
   bool causal = false;       // query i may only look at keys j <= i
@@ -46,11 +56,15 @@ struct AttentionOptions {
 struct Weights {
   Matrix W_Q, W_K, W_V;  // d_model x (h*d_k)
   Matrix W_O;            // (h*d_k) x d_model; empty means "no output projection" (identity)
+  // Biases (a Hugging Face model has them; the playground's own weights do not): 1 x (h*d_k)
+  // added to X W_Q, X W_K, X W_V, and 1 x d_model added to the output; empty means none.
+  Matrix b_Q, b_K, b_V, b_O;
 };
 
 struct HeadTrace {
   Matrix W_Q, W_K, W_V;  // d_model x d_k, this head's columns
-  Matrix Q, K, V;        // n x d_k        pass 1: project
+  Matrix b_Q, b_K, b_V;  // 1 x d_k, this head's bias entries; empty when the weights have none
+  Matrix Q, K, V;        // n x d_k        pass 1: project (X W + b)
   Matrix scores;         // n x n, row = query i, column = key j   pass 2: score = Q K^T
   Matrix scaled;         // n x n                                   pass 3: scale
   Matrix masked;         // n x n, -inf where j > i when causal     pass 4: mask
@@ -66,11 +80,13 @@ struct Trace {
   std::vector<HeadTrace> head;
   Matrix concat;  // n x (h*d_k)                                    pass 7: merge heads
   Matrix W_O;     // (h*d_k) x d_model (identity when none was given)
-  Matrix output;  // n x d_model
+  Matrix output;  // n x d_model (concat W_O + b_O)
 };
 
-// Validates shapes, finiteness and options (throws ap::Error), then runs every pass.
-Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt);
+// Validates shapes, finiteness and options against `limits` (throws ap::Error), then runs every
+// pass.
+Trace attend(MatrixRef X, const Weights& w, const AttentionOptions& opt,
+             const AttentionLimits& limits = {});
 
 // The one softmax, for one row of k values: writes e_j = exp((x_j - max) / temperature) to exps
 // and returns the row's max and the sum of the e_j. Subtracting the max first means huge scores,

@@ -54,17 +54,34 @@ AttentionOptions model_options(const Settings& s, const TrainedModel& m) {
   return opt;
 }
 
-TextTrace trace_text_with_model(std::string_view text, const Settings& s, const TrainedModel& m) {
+Settings model_settings(const Settings& s, const TrainedModel& m) {
   Settings eff = s;
   eff.d_model = m.net.d_model;
   eff.heads = m.net.heads;
   eff.d_k = m.net.d_k;
   validate(eff);
+  return eff;
+}
+
+std::vector<Token> tokenize_for_model(std::string_view text, const Settings& s,
+                                      const TrainedModel& m) {
+  const Settings eff = model_settings(s, m);
+  std::vector<Token> tokens = tokenize(text, default_lexicon(), eff.max_tokens);
+  for (Token& t : tokens) t.known = m.vocab.knows(t);
+  return tokens;
+}
+
+TextTrace trace_text_with_model(std::string_view text, const Settings& s, const TrainedModel& m) {
+  return trace_tokens_with_model(tokenize_for_model(text, s, m), s, m);
+}
+
+TextTrace trace_tokens_with_model(std::vector<Token> tokens, const Settings& s,
+                                  const TrainedModel& m) {
+  const Settings eff = model_settings(s, m);
   TextTrace out;
   out.settings = eff;
   out.weights = "trained";
-  out.tokens = tokenize(text, default_lexicon(), eff.max_tokens);
-  for (Token& t : out.tokens) t.known = m.vocab.knows(t);
+  out.tokens = std::move(tokens);
   out.embeddings = embed_tokens(out.tokens, m);
   const Matrix X = eff.positions ? add_positions(out.embeddings, &out.positions) : out.embeddings;
   const AttentionOptions opt = model_options(eff, m);

@@ -35,6 +35,13 @@ AttentionOptions model_options(const Settings& s, const TrainedModel& m);
 // (embed_tokens). out.trace is the last layer's attention,
 // out.network every layer.
 TextTrace trace_text_with_model(std::string_view text, const Settings& s, const TrainedModel& m);
+// Its two halves: the settings the model runs with (checked), the tokens (each marked known or
+// not), and the trace of tokens already made.
+Settings model_settings(const Settings& s, const TrainedModel& m);
+std::vector<Token> tokenize_for_model(std::string_view text, const Settings& s,
+                                      const TrainedModel& m);
+TextTrace trace_tokens_with_model(std::vector<Token> tokens, const Settings& s,
+                                  const TrainedModel& m);
 
 // The model's own reading of each token: softmax(Y_i E^T) over the vocabulary, Y the read-out
 // (t.network.norm_out.y). For a pronoun this is the word it thinks it refers to. One per token.

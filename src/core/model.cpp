@@ -118,7 +118,6 @@ Weights random_weights(int d_model, int heads, int d_k, std::uint64_t seed, bool
   return w;
 }
 
-namespace {
 TextTrace trace_tokens(std::vector<Token> tokens, const Settings& s, const Weights& w) {
   TextTrace out;
   out.settings = s;
@@ -129,7 +128,6 @@ TextTrace trace_tokens(std::vector<Token> tokens, const Settings& s, const Weigh
   attend_text(out, w);
   return out;
 }
-}  // namespace
 
 TextTrace trace_text(std::string_view text, const Settings& s, const Lexicon& lex) {
   const int d_k = validate(s);

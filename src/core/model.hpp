@@ -67,6 +67,14 @@ struct TextTrace {
   // to trace), its residual stream and its read-out; empty with random weights.
   NetworkTrace network;
   std::string weights = "random";  // where X and the weights came from: random, numpy, trained
+  // The tokenizer's ids, one per token, for a model with its own vocabulary file (a Hugging Face
+  // model); empty otherwise.
+  std::vector<int> ids;
+  // Which of network.layers `trace` is (with every head's full detail), and the head the reader
+  // asked for; -1 when the model does not choose (random and numpy weights, the trained model's
+  // last layer).
+  int layer = -1;
+  int head = -1;
 };
 
 // tokenize -> embed -> attend, with seeded random weights.
@@ -76,6 +84,9 @@ TextTrace trace_text(std::string_view text, const Settings& s,
 // The shared end of trace_text and trace_text_with_model: out.settings, out.tokens and
 // out.embeddings are set; adds the positions (when on) and attends with `w`.
 void attend_text(TextTrace& out, const Weights& w);
+
+// embed -> attend for tokens already made (the second half of trace_text); `w` as below.
+TextTrace trace_tokens(std::vector<Token> tokens, const Settings& s, const Weights& w);
 
 // The same with the weights given: random_weights(s...) made once by a caller that traces many
 // texts with the same settings (the page, while a learner types: at 64 tokens drawing the

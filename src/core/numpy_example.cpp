@@ -74,16 +74,27 @@ NumpyExample numpy_example(int n, int d_model, int d_k, std::uint64_t seed) {
   return e;
 }
 
-TextTrace trace_text_numpy(std::string_view text, const Settings& s, const Lexicon& lex) {
+Settings numpy_settings(const Settings& s) {
   Settings eff = s;
   eff.heads = 1;  // fixed by the model, as a trained model fixes its shape
   eff.positions = false;
-  const int d_k = validate(eff);
+  validate(eff);
   NumpyRandomState::check_seed(eff.seed);
+  return eff;
+}
+
+TextTrace trace_text_numpy(std::string_view text, const Settings& s, const Lexicon& lex) {
+  const Settings eff = numpy_settings(s);
+  return trace_tokens_numpy(tokenize(text, lex, eff.max_tokens), eff);
+}
+
+TextTrace trace_tokens_numpy(std::vector<Token> tokens, const Settings& s) {
+  const Settings eff = numpy_settings(s);
+  const int d_k = validate(eff);
   TextTrace out;
   out.settings = eff;
   out.weights = "numpy";
-  out.tokens = tokenize(text, lex, eff.max_tokens);
+  out.tokens = std::move(tokens);
   NumpyExample e = numpy_example(static_cast<int>(out.tokens.size()), eff.d_model, d_k, eff.seed);
   if (eff.tie_qk) e.w.W_K = e.w.W_Q;
   out.embeddings = std::move(e.X);

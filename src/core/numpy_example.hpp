@@ -39,6 +39,10 @@ NumpyExample numpy_example(int n, int d_model, int d_k, std::uint64_t seed);
 // one head and no positional encoding (the returned settings say heads 1, positions false).
 TextTrace trace_text_numpy(std::string_view text, const Settings& s,
                            const Lexicon& lex = default_lexicon());
+// The settings the model runs with (heads 1, positions off), checked: ap::Error on a bad one.
+Settings numpy_settings(const Settings& s);
+// The second half of trace_text_numpy, for tokens already made.
+TextTrace trace_tokens_numpy(std::vector<Token> tokens, const Settings& s);
 
 // True when the article's program, run unchanged, computes this trace's numbers: no causal mask,
 // scaling on, temperature 1 and W_K not tied to W_Q.

@@ -9,6 +9,7 @@
 
 #include "model.hpp"
 #include "model_file.hpp"
+#include "text_model.hpp"
 
 namespace ap {
 
@@ -34,9 +35,11 @@ class Session {
   // bad_model for another name and no_custom_model when "custom" is asked before set_custom().
   const TrainedModel* model(const std::string& name) const;
 
-  // tokenize -> embed -> attend with the weights called `name`; `*used` = model(name). Random
-  // weights are drawn once per (d_model, heads, d_k, seed, tie_qk) and kept: a learner typing
-  // re-traces with the same settings, and at 64 tokens drawing them is a quarter of a trace.
+  // The kind of model called `name` (text_model.hpp), picked once per trace; its errors are
+  // model()'s. The random kind keeps the weights it drew (RandomTextModel).
+  const TextModel& kind(const std::string& name);
+
+  // kind(name).trace(text, s); `*used` = model(name).
   TextTrace trace(std::string_view text, const Settings& s, const std::string& name,
                   const TrainedModel** used);
 
@@ -46,9 +49,10 @@ class Session {
 
  private:
   std::unique_ptr<TrainedModel> custom_;
-  Weights random_;
-  Settings random_for_;
-  bool drawn_ = false;
+  std::unique_ptr<TrainedTextModel> custom_kind_;
+  std::unique_ptr<TrainedTextModel> shipped_kind_;  // made on first use
+  RandomTextModel random_;
+  NumpyTextModel numpy_;
 };
 
 }  // namespace ap

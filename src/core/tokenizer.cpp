@@ -67,7 +67,7 @@ class Builder {
   }
 
   void emit(std::size_t g0, std::size_t g1, TokenKind kind) {
-    Token t{slice(g0, g1), begin_of(g0), end_of(g1 - 1), kind, false, false, {}};
+    Token t{slice(g0, g1), begin_of(g0), end_of(g1 - 1), kind, false, false, {}, -1};
     const Lexicon::Entry* e = lex_.find(t.text);
     if (!e && kind == TokenKind::Word) e = lex_.find(lexicon_key(t.text, kind));
     t.known = e != nullptr;

@@ -27,6 +27,9 @@ struct Token {
   // set by a trained model for a word it does not know: the vocabulary words it reads it through
   // (vocabulary.hpp's pieces: cookies -> cookie, snowman -> snow man); empty when none fit
   std::vector<std::string> read_as;
+  // the token's id in a model's own vocabulary (a Hugging Face tokenizer's); -1 for the
+  // playground's tokenizer
+  int id = -1;
 };
 
 // How a token is looked up in the lexicon and the model's vocabulary, and what seeds its random
