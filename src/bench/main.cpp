@@ -2,6 +2,7 @@
 // loops the wasm module runs (src/core/bench.hpp) and prints one JSON object. Not a test.
 //   ap_bench [--quick]
 //   ap_bench --forward N D_MODEL HEADS ITERATIONS   (one size; scripts/bench interleaves these)
+//   ap_bench --hf LAYERS D_MODEL HEADS N ITERATIONS (a GPT-2-shaped model's full forward)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,12 @@ int run(int argc, char** argv) {
   if (argc == 6 && std::strcmp(argv[1], "--forward") == 0) {
     const int n = std::atoi(argv[2]), d = std::atoi(argv[3]), h = std::atoi(argv[4]);
     print_ms(ap::bench_forward(n, d, h, std::atoi(argv[5])));
+    std::printf("\n");
+    return 0;
+  }
+  if (argc == 7 && std::strcmp(argv[1], "--hf") == 0) {
+    print_ms(ap::bench_hf_forward(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]),
+                                  std::atoi(argv[5]), std::atoi(argv[6])));
     std::printf("\n");
     return 0;
   }

@@ -112,6 +112,12 @@ json trace_to_json(const TextTrace& t) {
   return out;
 }
 
+json trace_to_json(const TextTrace& t, const HfModel& m) {
+  json out = json::object();
+  schema::write_hf_trace(JsonWriter{}, out, t, m);
+  return out;
+}
+
 json trace_to_json(const TextTrace& t, const TrainedModel& m, const std::string& name) {
   json out = json::object();
   schema::write_text_trace(JsonWriter{}, out, t, &m, name);

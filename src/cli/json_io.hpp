@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "attention.hpp"
+#include "hf_model.hpp"
 #include "inference.hpp"
 #include "model.hpp"
 #include "model_file.hpp"
@@ -20,6 +21,9 @@ nlohmann::json trace_to_json(const TextTrace& t);  // adds tokens and settings
 // A trace through a trained model: adds "model" (name, head notes, provenance) and "guesses" (the
 // word the model reads at each token, with its probability); config.weights = name.
 nlohmann::json trace_to_json(const TextTrace& t, const TrainedModel& m, const std::string& name);
+// A trace through a Hugging Face model (hf_model.hpp): adds "ids", "model" (its card), every
+// layer's weights and hidden states.
+nlohmann::json trace_to_json(const TextTrace& t, const HfModel& m);
 nlohmann::json tokens_to_json(const std::vector<Token>& tokens);  // tokens, token_details
 
 // The `attend` input is at most this many bytes (the CLI stops reading there) and holds at most

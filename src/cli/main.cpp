@@ -15,6 +15,8 @@
 #include "ap_version.hpp"
 #include "default_model.hpp"
 #include "error.hpp"
+#include "hf_folder.hpp"
+#include "hf_model.hpp"
 #include "hf_tokenize.hpp"
 #include "inference.hpp"
 #include "io.hpp"
@@ -33,9 +35,12 @@ const char* const kUsage =
     "       qkv trace TEXT [--seed N] [--d-model N] [--heads N] [--d-k N] [--causal]\n"
     "                      [--no-scale] [--temperature T] [--tie-qk] [--no-positions]\n"
     "                      [--max-tokens N] [--model default|random|numpy|FILE.apm]\n"
+    "       qkv trace --hf DIR TEXT [--layer L] [--head H]\n"
+    "       qkv trace --hf DIR --ids ID,ID,...  [--layer L] [--head H]\n"
     "       qkv attend FILE        (FILE may be - for standard input)\n"
     "       qkv --version\n"
-    "TEXT may be - to read it from standard input.\n";
+    "TEXT may be - to read it from standard input. --hf DIR: a Hugging Face model folder\n"
+    "(config.json, model.safetensors and its tokenizer files; gpt2 or bert).\n";
 
 // One short line: control characters escaped (a message quoting the input must not retitle or
 // recolour the terminal), long messages cut with an ellipsis.
@@ -115,7 +120,26 @@ struct Args {
   std::string model = "default";
   bool shaped = false;  // --d-model, --heads, --d-k or --seed given
   bool heads_given = false;
+  std::string hf;            // --hf DIR: a Hugging Face model folder
+  int layer = -1, head = 0;  // --layer, --head: the layer traced in full, the head asked for
+  bool layer_given = false, head_given = false;
+  std::vector<int> ids;  // --ids: token ids instead of TEXT (with --hf)
+  bool ids_given = false;
 };
+
+std::vector<int> parse_ids(const std::string& v) {
+  std::vector<int> ids;
+  std::size_t begin = 0;
+  while (begin <= v.size()) {
+    std::size_t end = v.find(',', begin);
+    if (end == std::string::npos) end = v.size();
+    ids.push_back(static_cast<int>(parse_int("--ids", v.substr(begin, end - begin), 0, ap::kMaxHfVocab)));
+    if (ids.size() > static_cast<std::size_t>(ap::kMaxHfPositions))
+      fail("--ids: more than " + std::to_string(ap::kMaxHfPositions) + " ids");
+    begin = end + 1;
+  }
+  return ids;
+}
 
 Args parse_args(const std::vector<std::string>& a, bool trace) {
   Args out;
@@ -125,7 +149,18 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
       if (i + 1 >= a.size()) fail(f + " needs a value");
       return a[++i];
     };
-    if (f == "--max-tokens") {
+    if (trace && f == "--hf") {
+      out.hf = value();
+    } else if (trace && f == "--layer") {
+      out.layer = static_cast<int>(parse_int(f, value(), 0, ap::kMaxHfLayers - 1));
+      out.layer_given = true;
+    } else if (trace && f == "--head") {
+      out.head = static_cast<int>(parse_int(f, value(), 0, ap::kMaxHfHeads - 1));
+      out.head_given = true;
+    } else if (trace && f == "--ids") {
+      out.ids = parse_ids(value());
+      out.ids_given = true;
+    } else if (f == "--max-tokens") {
       out.settings.max_tokens = static_cast<int>(parse_int(f, value(), 1, ap::kMaxTokensLimit));
     } else if (trace && f == "--model") {
       out.model = value();
@@ -161,7 +196,11 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
       fail("more than one TEXT given: quote the sentence, e.g. qkv trace \"I love you\"");
     }
   }
-  if (!out.have_text) fail("no TEXT given (run qkv --help)");
+  if (out.ids_given && out.hf.empty()) fail("--ids needs --hf DIR (a model with its own vocabulary)");
+  if (out.ids_given && out.have_text) fail("give TEXT or --ids, not both");
+  if ((out.layer_given || out.head_given) && out.hf.empty())
+    fail("--layer and --head choose a head of a real model: add --hf DIR");
+  if (!out.have_text && !out.ids_given) fail("no TEXT given (run qkv --help)");
   return out;
 }
 
@@ -188,7 +227,29 @@ int run(int argc, char** argv) {
     std::cout << ap::tokens_to_json(tokens) << "\n";
   } else if (cmd == "trace") {
     const Args a = parse_args(args, true);
-    if (a.model == "random") {
+    if (!a.hf.empty()) {
+      if (a.shaped || a.model != "default")
+        fail("--hf DIR is the model: drop --model, --seed, --d-model, --heads and --d-k");
+      const ap::HfModel m = ap::load_hf_folder(a.hf);
+      if (a.head >= m.config.heads)
+        fail("--head must be between 0 and " + std::to_string(m.config.heads - 1) + " for this model");
+      if (a.layer >= m.config.layers)
+        fail("--layer must be between 0 and " + std::to_string(m.config.layers - 1) +
+             " for this model");
+      if (!a.ids_given)
+        fail("reading TEXT with a model's own tokenizer is not built yet: give --ids");
+      ap::TextTrace t = ap::hf_forward(m, a.ids, a.layer);
+      t.head = a.head;
+      for (std::size_t i = 0; i < a.ids.size(); ++i) {
+        ap::Token tok{};
+        tok.text = "#" + std::to_string(a.ids[i]);
+        tok.kind = ap::TokenKind::Symbol;
+        tok.known = true;
+        tok.id = a.ids[i];
+        t.tokens.push_back(tok);
+      }
+      std::cout << ap::trace_to_json(t, m) << "\n";
+    } else if (a.model == "random") {
       std::cout << ap::trace_to_json(ap::trace_text(a.text, a.settings)) << "\n";
     } else if (a.model == "numpy") {
       if (a.heads_given && a.settings.heads != 1)

@@ -2,11 +2,13 @@
 // so V8 cannot leave the work inlined into a long-running caller in its baseline tier.
 #include "bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "attention.hpp"
 #include "backward.hpp"
 #include "gemm.hpp"
+#include "hf_model.hpp"
 #include "model.hpp"
 #include "rng.hpp"
 
@@ -57,7 +59,61 @@ AttentionOptions bench_options(int n, int heads) {
   return opt;
 }
 
+__attribute__((noinline)) float hf_forward_once(const HfModel& m, const std::vector<int>& ids) {
+  const TextTrace t = hf_forward(m, ids);
+  return t.network.norm_out.y(0, 0);
+}
+
+LayerNormParams unit_norm(int d) {
+  return {Matrix::Ones(1, d), Matrix::Zero(1, d)};
+}
+
 }  // namespace
+
+std::vector<double> bench_hf_forward(int layers, int d_model, int heads, int n, int iterations) {
+  HfModel m;
+  HfConfig& c = m.config;
+  c.model_type = "gpt2";
+  c.layers = layers;
+  c.d_model = d_model;
+  c.heads = heads;
+  c.d_k = d_model / heads;
+  c.d_ff = 4 * d_model;
+  c.positions = std::max(n, 1);
+  c.vocab_size = 64;  // the token rows are not what is timed
+  c.activation = "gelu_new";
+  c.causal = true;
+  const float s = 0.02f;
+  m.token_rows = random_matrix(c.vocab_size, d_model, 1);
+  m.position_rows = random_matrix(c.positions, d_model, 2) * s;
+  for (int l = 0; l < layers; ++l) {
+    HfLayer L;
+    const std::uint64_t k = 100 + 10 * static_cast<std::uint64_t>(l);
+    L.norm_attn = unit_norm(d_model);
+    L.attn.W_Q = random_matrix(d_model, d_model, k) * s;
+    L.attn.W_K = random_matrix(d_model, d_model, k + 1) * s;
+    L.attn.W_V = random_matrix(d_model, d_model, k + 2) * s;
+    L.attn.W_O = random_matrix(d_model, d_model, k + 3) * s;
+    L.attn.b_Q = L.attn.b_K = L.attn.b_V = L.attn.b_O = Matrix::Zero(1, d_model);
+    L.norm_ffn = unit_norm(d_model);
+    L.W_1 = random_matrix(d_model, c.d_ff, k + 4) * s;
+    L.b_1 = Matrix::Zero(1, c.d_ff);
+    L.W_2 = random_matrix(c.d_ff, d_model, k + 5) * s;
+    L.b_2 = Matrix::Zero(1, d_model);
+    m.layers.push_back(std::move(L));
+  }
+  m.norm_out = unit_norm(d_model);
+  std::vector<int> ids(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) ids[static_cast<std::size_t>(i)] = i % c.vocab_size;
+  g_sink = hf_forward_once(m, ids);
+  std::vector<double> ms;
+  for (int i = 0; i < iterations; ++i) {
+    const double t0 = now_ms();
+    g_sink = hf_forward_once(m, ids);
+    ms.push_back(now_ms() - t0);
+  }
+  return ms;
+}
 
 double forward_flops(int n, int d_model, int heads) {
   const double hd = static_cast<double>(d_model / heads) * heads;

@@ -20,6 +20,11 @@ std::vector<double> bench_forward(int n, int d_model, int heads, int iterations)
 // Empty when this build has no backward.hpp.
 std::vector<double> bench_train_step(int n, int d_model, int heads, int iterations);
 
+// The full forward of a GPT-2-shaped model (hf_model.hpp) with seeded random weights: `layers`
+// layers of d_model with `heads` heads, d_ff = 4 d_model, n tokens, the last layer traced in
+// full. Warm-up once, then `iterations` times; ms per iteration. GPT-2 small: 12, 768, 12.
+std::vector<double> bench_hf_forward(int layers, int d_model, int heads, int n, int iterations);
+
 // Times gemm() alone: C (m x n) = A (m x k) B (k x n), `iterations` times; ms per iteration.
 std::vector<double> bench_gemm(int m, int k, int n, int iterations);
 

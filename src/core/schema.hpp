@@ -24,6 +24,7 @@
 
 #include "attention.hpp"
 #include "explain.hpp"
+#include "hf_model.hpp"
 #include "inference.hpp"
 #include "model.hpp"
 #include "model_file.hpp"
@@ -106,21 +107,32 @@ void write_tokens(const W& w, typename W::Node& o, const std::vector<Token>& tok
   w.set(o, "token_details", std::move(details));
 }
 
-// One head: its weight columns and every pass (attention.hpp's HeadTrace).
+// `key`: m, unless m is empty (a stage a trace leaves out; no stage of a trace is ever empty).
+template <class W>
+void set_present(const W& w, typename W::Node& o, const char* key, const Matrix& m) {
+  if (m.size() != 0) w.set(o, key, w.matrix(m));
+}
+
+// One head: its weight columns (and biases "b_Q", "b_K", "b_V" when the model has them) and every
+// pass (attention.hpp's HeadTrace). A real model's layers other than the traced one keep only
+// "weights": the other fields are left out.
 template <class W>
 typename W::Node head(const W& w, const HeadTrace& h) {
   typename W::Node o = w.object();
-  w.set(o, "W_Q", w.matrix(h.W_Q));
-  w.set(o, "W_K", w.matrix(h.W_K));
-  w.set(o, "W_V", w.matrix(h.W_V));
-  w.set(o, "Q", w.matrix(h.Q));
-  w.set(o, "K", w.matrix(h.K));
-  w.set(o, "V", w.matrix(h.V));
-  w.set(o, "scores", w.matrix(h.scores));
-  w.set(o, "scaled", w.matrix(h.scaled));
-  w.set(o, "masked", w.matrix(h.masked));
-  w.set(o, "weights", w.matrix(h.weights));
-  w.set(o, "output", w.matrix(h.output));
+  set_present(w, o, "W_Q", h.W_Q);
+  set_present(w, o, "W_K", h.W_K);
+  set_present(w, o, "W_V", h.W_V);
+  set_present(w, o, "b_Q", h.b_Q);
+  set_present(w, o, "b_K", h.b_K);
+  set_present(w, o, "b_V", h.b_V);
+  set_present(w, o, "Q", h.Q);
+  set_present(w, o, "K", h.K);
+  set_present(w, o, "V", h.V);
+  set_present(w, o, "scores", h.scores);
+  set_present(w, o, "scaled", h.scaled);
+  set_present(w, o, "masked", h.masked);
+  set_present(w, o, "weights", h.weights);
+  set_present(w, o, "output", h.output);
   return o;
 }
 
@@ -243,25 +255,26 @@ typename W::Node walk(const W& w, const LayerWalk& lw) {
 // write_trace without config), input (the residual stream entering the layer, X_0 = E + P for the
 // first), mid (input + attention output), hidden (the feed-forward block's ReLU output), stream
 // (the residual stream leaving the layer), walk (walk(): the layer as ordered steps from input to
-// stream)}]. The last layer's attention is the trace's own.
+// stream; written when `net` is given, the trained network)}]. The last layer's attention is the
+// trace's own. A field the trace left empty is left out (set_present).
 template <class W>
-typename W::Node layers(const W& w, const Network& net, const NetworkTrace& t) {
+typename W::Node layers(const W& w, const Network* net, const NetworkTrace& t) {
   typename W::Node out = w.array();
   for (std::size_t l = 0; l < t.layers.size(); ++l) {
     const LayerTrace& L = t.layers[l];
     typename W::Node o = w.object();
-    w.set(o, "X", w.matrix(L.attn.X));
+    set_present(w, o, "X", L.attn.X);
     typename W::Node heads = w.array();
     for (const HeadTrace& h : L.attn.head) w.push(heads, head(w, h));
     w.set(o, "heads", std::move(heads));
-    w.set(o, "concat", w.matrix(L.attn.concat));
-    w.set(o, "W_O", w.matrix(L.attn.W_O));
-    w.set(o, "output", w.matrix(L.attn.output));
-    w.set(o, "input", w.matrix(L.input));
-    w.set(o, "mid", w.matrix(L.mid));
-    w.set(o, "hidden", w.matrix(L.hidden));
-    w.set(o, "stream", w.matrix(L.output));
-    w.set(o, "walk", walk(w, layer_walk(net, t, static_cast<int>(l))));
+    set_present(w, o, "concat", L.attn.concat);
+    set_present(w, o, "W_O", L.attn.W_O);
+    set_present(w, o, "output", L.attn.output);
+    set_present(w, o, "input", L.input);
+    set_present(w, o, "mid", L.mid);
+    set_present(w, o, "hidden", L.hidden);
+    set_present(w, o, "stream", L.output);
+    if (net) w.set(o, "walk", walk(w, layer_walk(*net, t, static_cast<int>(l))));
     w.push(out, std::move(o));
   }
   return out;
@@ -285,6 +298,10 @@ struct TraceParts {
 // "guesses" (the word the model reads at each token: [{word, probability}]). `parts` may leave
 // out "layers" and "guesses" (TraceParts). card() makes "model": a writer may keep the card it
 // made for a model, which is the same for every trace through it.
+// A Hugging Face model's trace (hf_model.hpp; write_hf_trace) has no trained model but layers: it
+// adds "ids" (the tokenizer's ids), config "layer" and "head" (the layer traced in full and the
+// head asked for), "input", "layers" (each head's "weights" only, and each layer's "input", "mid",
+// "output" and "stream") and "readout" (gpt2: ln_f of the stream; bert: the last layer's output).
 template <class W, class Card>
 void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const TrainedModel* m,
                       const std::string& weights, TraceParts parts, Card&& card) {
@@ -294,16 +311,24 @@ void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const
     put(w, config, "positions", t.settings.positions);
     put(w, config, "max_tokens", t.settings.max_tokens);
     put(w, config, "weights", weights);
+    if (t.layer >= 0) put(w, config, "layer", t.layer);
+    if (t.head >= 0) put(w, config, "head", t.head);
   });
   write_tokens(w, o, t.tokens);
+  if (!t.ids.empty()) {
+    typename W::Node ids = w.array();
+    for (const int id : t.ids) w.push(ids, w.value(id));
+    w.set(o, "ids", std::move(ids));
+  }
   w.set(o, "embeddings", w.matrix(t.embeddings));
   if (t.positions.size() != 0) w.set(o, "positions", w.matrix(t.positions));
   if (t.weights == "numpy") w.set(o, "program", numpy_program_node(w, t));
-  if (!m) return;
-  w.set(o, "model", card());
+  if (!m && t.network.layers.empty()) return;
+  if (m) w.set(o, "model", card());
   if (!t.network.layers.empty()) w.set(o, "input", w.matrix(t.network.layers.front().input));
-  if (parts.layers) w.set(o, "layers", layers(w, m->net, t.network));
+  if (parts.layers) w.set(o, "layers", layers(w, m ? &m->net : nullptr, t.network));
   w.set(o, "readout", w.matrix(t.network.norm_out.y));
+  if (!m) return;
   if (!parts.guesses) return;
   typename W::Node guesses = w.array();
   for (const TokenGuess& g : guess_words(t, *m)) {
@@ -319,6 +344,37 @@ template <class W>
 void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const TrainedModel* m,
                       const std::string& weights, TraceParts parts = {}) {
   write_text_trace(w, o, t, m, weights, parts, [&] { return model_card(w, *m, weights); });
+}
+
+// A Hugging Face model's card: {name, model_type, d_model, heads, d_k, d_ff, layers, vocab_size,
+// positions (the most tokens it reads), causal, parameters, dtype (as stored in the file),
+// file_bytes}.
+template <class W>
+typename W::Node hf_model_card(const W& w, const HfModel& m) {
+  typename W::Node o = w.object();
+  const HfConfig& c = m.config;
+  put(w, o, "name", c.name);
+  put(w, o, "model_type", c.model_type);
+  put(w, o, "d_model", c.d_model);
+  put(w, o, "heads", c.heads);
+  put(w, o, "d_k", c.d_k);
+  put(w, o, "d_ff", c.d_ff);
+  put(w, o, "layers", c.layers);
+  put(w, o, "vocab_size", c.vocab_size);
+  put(w, o, "positions", c.positions);
+  put(w, o, "causal", c.causal);
+  put(w, o, "parameters", static_cast<std::int64_t>(m.parameters));
+  put(w, o, "dtype", m.dtype);
+  put(w, o, "file_bytes", static_cast<std::int64_t>(m.file_bytes));
+  return o;
+}
+
+// A trace through a Hugging Face model: write_text_trace (see there) and "model" (hf_model_card).
+template <class W>
+void write_hf_trace(const W& w, typename W::Node& o, const TextTrace& t, const HfModel& m,
+                    TraceParts parts = {}) {
+  write_text_trace(w, o, t, nullptr, t.weights, parts, [] { return typename W::Node{}; });
+  w.set(o, "model", hf_model_card(w, m));
 }
 
 // The models a text trace can use (session.hpp's kModels): {models: [{name, fixes: [setting

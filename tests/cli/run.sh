@@ -309,6 +309,59 @@ else
 fi
 expect_error "only ZWJ and variation selectors" $null tokenize "$(printf '\u200d\ufe0f\u200d')"
 
+# --- qkv trace --hf: a Hugging Face folder (tests/fixtures/hf, scripts/gen_hf_fixtures) --------
+hf="$here/../fixtures/hf"
+for folder in gpt2_f16_prefixed bert_f32_prefixed; do
+  ids=$("$py" -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["cases"][1]["ids"])))' \
+    "$hf/$folder/reference.json")
+  "$qkv" trace --hf "$hf/$folder" --ids "$ids" --layer 1 --head 2 >"$tmp/hf.json" 2>"$tmp/err"
+  if "$py" - "$tmp/hf.json" "$hf/$folder/reference.json" <<'PY' 2>"$tmp/pyerr"; then
+import json, sys
+t = json.load(open(sys.argv[1]))
+ref = json.load(open(sys.argv[2]))["cases"][1]
+assert t["config"]["layer"] == 1 and t["config"]["head"] == 2, t["config"]
+assert t["ids"] == ref["ids"]
+assert t["model"]["model_type"] in ("gpt2", "bert")
+worst = 0.0
+for l, layer in enumerate(t["layers"]):
+    for h, head in enumerate(layer["heads"]):
+        for row, want in zip(head["weights"], ref["weights"][l][h]):
+            worst = max(worst, max(abs((a or 0.0) - b) for a, b in zip(row, want)))
+for row, want in zip(t["heads"][2]["weights"], ref["weights"][1][2]):
+    worst = max(worst, max(abs(a - b) for a, b in zip(row, want)))
+assert worst < 1e-5, worst
+assert "b_Q" in t["heads"][2] and "Q" in t["heads"][2]
+PY
+    pass
+  else
+    fail "qkv trace --hf $folder: $(head -c 300 "$tmp/err") $(tail -c 300 "$tmp/pyerr")"
+  fi
+done
+expect_error "--hf: no such folder" $null trace --hf "$tmp/nowhere" --ids 1,2
+expect_error "--hf: layer past the model's" $null trace --hf "$hf/gpt2_f32" --ids 1,2 --layer 2
+expect_error "--hf: head past the model's" $null trace --hf "$hf/gpt2_f32" --ids 1,2 --head 4
+expect_error "--hf: an id past the vocabulary" $null trace --hf "$hf/gpt2_f32" --ids 1,268
+expect_error "--hf: more ids than positions" $null trace --hf "$hf/gpt2_f32" --ids 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1
+expect_error "--ids without --hf" $null trace --ids 1,2
+expect_error "--layer without --hf" $null trace "cat" --layer 1
+mkdir -p "$tmp/llama"
+echo '{"model_type": "llama", "hidden_size": 8}' >"$tmp/llama/config.json"
+expect_error "--hf: an architecture not read" $null trace --hf "$tmp/llama" --ids 1
+if grep -q "llama" "$tmp/err" && grep -q "gpt2 and bert" "$tmp/err"; then
+  pass
+else
+  fail "unsupported model_type message: $(cat "$tmp/err")"
+fi
+mkdir -p "$tmp/cut"
+cp "$hf/gpt2_f32/config.json" "$tmp/cut/"
+head -c 3000 "$hf/gpt2_f32/model.safetensors" >"$tmp/cut/model.safetensors"
+expect_error "--hf: a truncated model.safetensors" $null trace --hf "$tmp/cut" --ids 1
+if grep -q "model.safetensors: tensor" "$tmp/err"; then
+  pass
+else
+  fail "truncated file message names no file and tensor: $(cat "$tmp/err")"
+fi
+
 # --- qkv-train: the file it writes records the project version that trained it -----------------
 train=$(dirname "$qkv")/qkv-train
 data="$here/../../src/data"

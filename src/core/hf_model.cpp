@@ -1,0 +1,415 @@
+// hf_model.cpp: config.json checks, weights by their published names, and the forward pass.
+#include "hf_model.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "error.hpp"
+#include "gemm.hpp"
+#include "json_reader.hpp"
+#include "safetensors.hpp"
+
+namespace ap {
+
+namespace {
+
+[[noreturn]] void bad_config(std::string_view file, const std::string& what) {
+  throw Error("model_config", std::string(file) + ": " + what);
+}
+
+int int_field(const json::Value& root, std::string_view file, const char* key, int lo, int hi) {
+  const json::Value* v = root.find(key);
+  if (!v) bad_config(file, std::string("\"") + key + "\" is missing");
+  return static_cast<int>(v->as_int(std::string(file) + ": " + key, lo, hi));
+}
+
+int int_field_or(const json::Value& root, std::string_view file, const char* key, int lo, int hi,
+                 int fallback) {
+  const json::Value* v = root.find(key);
+  if (!v || v->is_null()) return fallback;
+  return static_cast<int>(v->as_int(std::string(file) + ": " + key, lo, hi));
+}
+
+float eps_field(const json::Value& root, std::string_view file, const char* key, float fallback) {
+  const json::Value* v = root.find(key);
+  if (!v) return fallback;
+  const double e = v->as_number(std::string(file) + ": " + key);
+  if (!(e > 0.0 && e < 1.0)) bad_config(file, std::string(key) + " must be between 0 and 1");
+  return static_cast<float>(e);
+}
+
+std::string string_field_or(const json::Value& root, std::string_view file, const char* key,
+                            const std::string& fallback) {
+  const json::Value* v = root.find(key);
+  if (!v || v->is_null()) return fallback;
+  return v->as_string(std::string(file) + ": " + key);
+}
+
+bool bool_field_or(const json::Value& root, std::string_view file, const char* key,
+                   bool fallback) {
+  const json::Value* v = root.find(key);
+  if (!v || v->is_null()) return fallback;
+  return v->as_bool(std::string(file) + ": " + key);
+}
+
+[[noreturn]] void unsupported_option(std::string_view file, const std::string& what) {
+  throw Error("model_unsupported", std::string(file) + ": " + what + " is not supported");
+}
+
+bool known_activation(const std::string& a) {
+  return a == "gelu_new" || a == "gelu" || a == "relu" || a == "gelu_pytorch_tanh";
+}
+
+}  // namespace
+
+HfConfig parse_hf_config(std::string_view text, std::string_view file) {
+  json::Limits lim;
+  lim.max_bytes = std::size_t{1} << 20;  // a config is a few kilobytes
+  lim.max_values = std::size_t{1} << 16;
+  const json::Value root = json::parse(text, file, lim);
+  if (!root.is_object()) bad_config(file, "the file is not a JSON object");
+  HfConfig c;
+  const json::Value* type = root.find("model_type");
+  const std::string supported = "supported: gpt2 and bert";
+  if (!type || !type->is_string())
+    throw Error("model_unsupported", std::string(file) +
+                                         " has no model_type, so the architecture is unknown (" +
+                                         supported + ")");
+  c.model_type = type->as_string("model_type");
+  c.name = string_field_or(root, file, "_name_or_path", "");
+  if (c.model_type == "gpt2") {
+    c.layers = int_field(root, file, "n_layer", 1, kMaxHfLayers);
+    c.d_model = int_field(root, file, "n_embd", 1, kMaxHfDModel);
+    c.heads = int_field(root, file, "n_head", 1, kMaxHfHeads);
+    c.positions = int_field(root, file, "n_positions", 1, kMaxHfPositions);
+    c.vocab_size = int_field(root, file, "vocab_size", 1, kMaxHfVocab);
+    c.d_ff = int_field_or(root, file, "n_inner", 1, kMaxHfFeedForward, 4 * c.d_model);
+    c.eps = eps_field(root, file, "layer_norm_epsilon", 1e-5f);
+    c.activation = string_field_or(root, file, "activation_function", "gelu_new");
+    c.causal = true;
+    if (!bool_field_or(root, file, "scale_attn_weights", true))
+      unsupported_option(file, "scale_attn_weights: false");
+    if (bool_field_or(root, file, "scale_attn_by_inverse_layer_idx", false))
+      unsupported_option(file, "scale_attn_by_inverse_layer_idx: true");
+    if (bool_field_or(root, file, "add_cross_attention", false))
+      unsupported_option(file, "add_cross_attention: true");
+  } else if (c.model_type == "bert") {
+    c.layers = int_field(root, file, "num_hidden_layers", 1, kMaxHfLayers);
+    c.d_model = int_field(root, file, "hidden_size", 1, kMaxHfDModel);
+    c.heads = int_field(root, file, "num_attention_heads", 1, kMaxHfHeads);
+    c.positions = int_field(root, file, "max_position_embeddings", 1, kMaxHfPositions);
+    c.vocab_size = int_field(root, file, "vocab_size", 1, kMaxHfVocab);
+    c.d_ff = int_field(root, file, "intermediate_size", 1, kMaxHfFeedForward);
+    c.type_vocab_size = int_field_or(root, file, "type_vocab_size", 1, kMaxHfTokenTypes, 2);
+    c.eps = eps_field(root, file, "layer_norm_eps", 1e-12f);
+    c.activation = string_field_or(root, file, "hidden_act", "gelu");
+    c.causal = false;
+    const std::string pos = string_field_or(root, file, "position_embedding_type", "absolute");
+    if (pos != "absolute") unsupported_option(file, "position_embedding_type \"" + printable(pos) + "\"");
+    if (bool_field_or(root, file, "is_decoder", false)) unsupported_option(file, "is_decoder: true");
+  } else {
+    throw Error("model_unsupported", std::string(file) + " says model_type \"" +
+                                         printable(c.model_type, 40) +
+                                         "\", which this playground cannot read (" + supported +
+                                         ")");
+  }
+  if (!known_activation(c.activation))
+    unsupported_option(file, "the activation \"" + printable(c.activation, 40) +
+                                 "\" (gelu_new, gelu, gelu_pytorch_tanh and relu are)");
+  if (c.d_model % c.heads != 0)
+    bad_config(file, "the heads (" + std::to_string(c.heads) + ") must divide the width (" +
+                         std::to_string(c.d_model) + ")");
+  c.d_k = c.d_model / c.heads;
+  return c;
+}
+
+AttentionLimits hf_limits(const HfConfig& c) {
+  AttentionLimits l;
+  l.max_sequence = c.positions;
+  l.max_d_model = c.d_model;
+  l.max_heads = c.heads;
+  l.max_head_width = c.d_model;
+  return l;
+}
+
+namespace {
+
+// The tensors of one file by their published names, with the architecture's optional prefix.
+class Tensors {
+ public:
+  Tensors(const safetensors::File& f, std::string prefix) : f_(f), prefix_(std::move(prefix)) {}
+
+  const safetensors::TensorInfo* find(const std::string& name) const {
+    return f_.find(prefix_ + name);
+  }
+  // rows x cols (rows 1: a vector), as stored
+  Matrix get(const std::string& name, Eigen::Index rows, Eigen::Index cols) {
+    const safetensors::TensorInfo* t = find(name);
+    if (!t)
+      throw Error("model_weights", f_.file_name() + " has no tensor \"" + prefix_ + name +
+                                       "\", which the config's architecture needs");
+    parameters += static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+    return f_.matrix(*t, rows, cols);
+  }
+  // an nn.Linear weight stored (out, in), returned as in x out
+  Matrix linear(const std::string& name, Eigen::Index in, Eigen::Index out) {
+    return get(name, out, in).transpose();
+  }
+  // a LayerNorm's gain and bias (".weight"/".bias", or the old ".gamma"/".beta")
+  LayerNormParams norm(const std::string& base, Eigen::Index d) {
+    LayerNormParams p;
+    const bool old = !find(base + ".weight") && find(base + ".gamma");
+    p.gain = get(base + (old ? ".gamma" : ".weight"), 1, d);
+    p.bias = get(base + (old ? ".beta" : ".bias"), 1, d);
+    return p;
+  }
+  const std::string& prefix() const { return prefix_; }
+  std::uint64_t parameters = 0;
+
+ private:
+  const safetensors::File& f_;
+  std::string prefix_;
+};
+
+std::string layer_name(const char* head, int l, const char* tail) {
+  return std::string(head) + std::to_string(l) + tail;
+}
+
+void load_gpt2(HfModel& m, const safetensors::File& f) {
+  const HfConfig& c = m.config;
+  Tensors t(f, f.find("transformer.wte.weight") ? "transformer." : "");
+  const Eigen::Index d = c.d_model, ff = c.d_ff;
+  m.token_rows = t.get("wte.weight", c.vocab_size, d);
+  m.dtype = t.find("wte.weight")->dtype;
+  m.position_rows = t.get("wpe.weight", c.positions, d);
+  for (int l = 0; l < c.layers; ++l) {
+    const auto n = [&](const char* tail) { return layer_name("h.", l, tail); };
+    HfLayer L;
+    L.norm_attn = t.norm(n(".ln_1"), d);
+    const Matrix W = t.get(n(".attn.c_attn.weight"), d, 3 * d);  // Conv1D: (in, out)
+    const Matrix b = t.get(n(".attn.c_attn.bias"), 1, 3 * d);
+    L.attn.W_Q = W.middleCols(0, d);
+    L.attn.W_K = W.middleCols(d, d);
+    L.attn.W_V = W.middleCols(2 * d, d);
+    L.attn.b_Q = b.middleCols(0, d);
+    L.attn.b_K = b.middleCols(d, d);
+    L.attn.b_V = b.middleCols(2 * d, d);
+    L.attn.W_O = t.get(n(".attn.c_proj.weight"), d, d);
+    L.attn.b_O = t.get(n(".attn.c_proj.bias"), 1, d);
+    L.norm_ffn = t.norm(n(".ln_2"), d);
+    L.W_1 = t.get(n(".mlp.c_fc.weight"), d, ff);
+    L.b_1 = t.get(n(".mlp.c_fc.bias"), 1, ff);
+    L.W_2 = t.get(n(".mlp.c_proj.weight"), ff, d);
+    L.b_2 = t.get(n(".mlp.c_proj.bias"), 1, d);
+    m.layers.push_back(std::move(L));
+  }
+  m.norm_out = t.norm("ln_f", d);
+  m.parameters = t.parameters;
+}
+
+void load_bert(HfModel& m, const safetensors::File& f) {
+  const HfConfig& c = m.config;
+  Tensors t(f, f.find("bert.embeddings.word_embeddings.weight") ? "bert." : "");
+  const Eigen::Index d = c.d_model, ff = c.d_ff;
+  m.token_rows = t.get("embeddings.word_embeddings.weight", c.vocab_size, d);
+  m.dtype = t.find("embeddings.word_embeddings.weight")->dtype;
+  m.position_rows = t.get("embeddings.position_embeddings.weight", c.positions, d);
+  m.type_row = t.get("embeddings.token_type_embeddings.weight", c.type_vocab_size, d).topRows(1);
+  m.norm_embed = t.norm("embeddings.LayerNorm", d);
+  for (int l = 0; l < c.layers; ++l) {
+    const auto n = [&](const char* tail) { return layer_name("encoder.layer.", l, tail); };
+    HfLayer L;
+    L.attn.W_Q = t.linear(n(".attention.self.query.weight"), d, d);
+    L.attn.b_Q = t.get(n(".attention.self.query.bias"), 1, d);
+    L.attn.W_K = t.linear(n(".attention.self.key.weight"), d, d);
+    L.attn.b_K = t.get(n(".attention.self.key.bias"), 1, d);
+    L.attn.W_V = t.linear(n(".attention.self.value.weight"), d, d);
+    L.attn.b_V = t.get(n(".attention.self.value.bias"), 1, d);
+    L.attn.W_O = t.linear(n(".attention.output.dense.weight"), d, d);
+    L.attn.b_O = t.get(n(".attention.output.dense.bias"), 1, d);
+    L.norm_attn = t.norm(n(".attention.output.LayerNorm"), d);
+    L.W_1 = t.linear(n(".intermediate.dense.weight"), d, ff);
+    L.b_1 = t.get(n(".intermediate.dense.bias"), 1, ff);
+    L.W_2 = t.linear(n(".output.dense.weight"), ff, d);
+    L.b_2 = t.get(n(".output.dense.bias"), 1, d);
+    L.norm_ffn = t.norm(n(".output.LayerNorm"), d);
+    m.layers.push_back(std::move(L));
+  }
+  m.parameters = t.parameters;
+}
+
+}  // namespace
+
+HfModel load_hf_model(const HfConfig& config, const unsigned char* bytes, std::size_t size,
+                      std::string_view file) {
+  const safetensors::File f = safetensors::parse(bytes, size, file);
+  HfModel m;
+  m.config = config;
+  m.file_bytes = size;
+  if (config.model_type == "gpt2") {
+    load_gpt2(m, f);
+  } else if (config.model_type == "bert") {
+    load_bert(m, f);
+  } else {
+    throw Error("model_unsupported", "model_type \"" + printable(config.model_type, 40) +
+                                         "\" cannot be read (supported: gpt2 and bert)");
+  }
+  return m;
+}
+
+namespace {
+
+// LayerNorm with the model's own epsilon: each row (x - mean) / sqrt(var + eps) * gain + bias,
+// var the mean of squared deviations (PyTorch's biased variance).
+NormTrace norm(MatrixRef x, const LayerNormParams& p, float eps) {
+  NormTrace t;
+  const Eigen::Index n = x.rows(), d = x.cols();
+  t.xhat.resize(n, d);
+  t.rstd.resize(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const float mean = x.row(i).mean();
+    const RowVector centred = x.row(i).array() - mean;
+    const float var = centred.squaredNorm() / static_cast<float>(d);
+    t.rstd[i] = 1.0f / std::sqrt(var + eps);
+    t.xhat.row(i) = centred * t.rstd[i];
+  }
+  t.y = (t.xhat.array().rowwise() * p.gain.row(0).array()).rowwise() + p.bias.row(0).array();
+  return t;
+}
+
+// gelu_new / gelu_pytorch_tanh: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)));
+// gelu: 0.5 x (1 + erf(x / sqrt(2))); relu: max(x, 0).
+void activate(Matrix& h, const std::string& a) {
+  float* p = h.data();
+  const Eigen::Index count = h.size();
+  if (a == "gelu") {
+    for (Eigen::Index i = 0; i < count; ++i)
+      p[i] = 0.5f * p[i] * (1.0f + std::erf(p[i] * 0.70710678118654752f));
+  } else if (a == "relu") {
+    for (Eigen::Index i = 0; i < count; ++i) p[i] = p[i] > 0.0f ? p[i] : 0.0f;
+  } else {
+    const float c = 0.79788456080286536f;  // sqrt(2 / pi)
+    for (Eigen::Index i = 0; i < count; ++i) {
+      const float x = p[i];
+      p[i] = 0.5f * x * (1.0f + std::tanh(c * (x + 0.044715f * x * x * x)));
+    }
+  }
+}
+
+// y = x W + b
+Matrix affine(MatrixRef x, MatrixRef W, MatrixRef b) {
+  Matrix y;
+  gemm(x, W, y);
+  y.rowwise() += b.row(0);
+  return y;
+}
+
+// Keeps only what every layer shows: each head's weights.
+void keep_weights_only(Trace& t) {
+  for (HeadTrace& h : t.head) {
+    Matrix w = std::move(h.weights);
+    h = HeadTrace{};
+    h.weights = std::move(w);
+  }
+  t.X = Matrix();
+  t.concat = Matrix();
+  t.W_O = Matrix();
+}
+
+}  // namespace
+
+TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
+  const HfConfig& c = m.config;
+  const int n = static_cast<int>(ids.size());
+  if (n < 1) throw Error("empty_text", "there are no tokens to run the model on");
+  if (n > c.positions)
+    throw Error("too_many_tokens", "the text has " + std::to_string(n) +
+                                       " tokens; this model reads at most " +
+                                       std::to_string(c.positions) + ": shorten the text");
+  if (layer < -1 || layer >= c.layers)
+    throw Error("bad_layer", "the layer must be between 0 and " + std::to_string(c.layers - 1) +
+                                 ", got " + std::to_string(layer));
+  if (layer == -1) layer = c.layers - 1;
+  for (const int id : ids)
+    if (id < 0 || id >= c.vocab_size)
+      throw Error("bad_token_id", "token id " + std::to_string(id) + " is outside the vocabulary (0 to " +
+                                      std::to_string(c.vocab_size - 1) + ")");
+
+  TextTrace out;
+  out.weights = c.model_type;
+  out.ids = ids;
+  out.layer = layer;
+  out.settings.d_model = c.d_model;
+  out.settings.heads = c.heads;
+  out.settings.d_k = c.d_k;
+  out.settings.causal = c.causal;
+  out.settings.max_tokens = c.positions;
+  out.embeddings.resize(n, c.d_model);
+  for (int i = 0; i < n; ++i) out.embeddings.row(i) = m.token_rows.row(ids[i]);
+  out.positions = m.position_rows.topRows(n);
+  if (m.type_row.size() != 0) out.positions.rowwise() += m.type_row.row(0);
+
+  AttentionOptions opt;
+  opt.heads = c.heads;
+  opt.causal = c.causal;
+  // the model's own cap: every head over its longest input
+  opt.max_attention_cells = static_cast<long long>(c.positions) * c.positions * c.heads;
+  const AttentionLimits limits = hf_limits(c);
+  const bool pre_norm = c.model_type == "gpt2";
+  Matrix X = out.embeddings + out.positions;
+  if (!pre_norm) X = norm(X, m.norm_embed, c.eps).y;
+  out.network.layers.resize(m.layers.size());
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    const HfLayer& L = m.layers[l];
+    LayerTrace& T = out.network.layers[l];
+    T.input = std::move(X);
+    if (pre_norm) {
+      T.norm_attn = norm(T.input, L.norm_attn, c.eps);
+      T.attn = attend(T.norm_attn.y, L.attn, opt, limits);
+      T.mid = T.input + T.attn.output;
+      T.norm_ffn = norm(T.mid, L.norm_ffn, c.eps);
+      T.hidden = affine(T.norm_ffn.y, L.W_1, L.b_1);
+      activate(T.hidden, c.activation);
+      T.output = T.mid + affine(T.hidden, L.W_2, L.b_2);
+    } else {
+      T.attn = attend(T.input, L.attn, opt, limits);
+      T.norm_attn = norm(T.input + T.attn.output, L.norm_attn, c.eps);
+      T.mid = T.norm_attn.y;
+      T.hidden = affine(T.mid, L.W_1, L.b_1);
+      activate(T.hidden, c.activation);
+      T.norm_ffn = norm(T.mid + affine(T.hidden, L.W_2, L.b_2), L.norm_ffn, c.eps);
+      T.output = T.norm_ffn.y;
+    }
+    if (!T.output.allFinite())
+      throw Error("overflow", "layer " + std::to_string(l) +
+                                  "'s output grew beyond float32 range: the weights are broken");
+    X = T.output;
+    if (static_cast<int>(l) == layer) out.trace = T.attn;
+    keep_weights_only(T.attn);
+    T.hidden = Matrix();  // n x d_ff: the widest matrix, and no stage shows it
+  }
+  out.network.norm_out.y = pre_norm ? norm(X, m.norm_out, c.eps).y : X;
+  return out;
+}
+
+std::vector<Token> HfTextModel::tokenize(std::string_view text, const Settings&) const {
+  std::vector<Token> tokens = tokenizer_(text);
+  if (tokens.empty()) throw Error("empty_text", "the text gives no tokens: type at least one word");
+  if (static_cast<long long>(tokens.size()) > m_.config.positions)
+    throw Error("too_many_tokens", "the text has " + std::to_string(tokens.size()) +
+                                       " tokens; this model reads at most " +
+                                       std::to_string(m_.config.positions) +
+                                       ": shorten the text");
+  return tokens;
+}
+
+TextTrace HfTextModel::forward(std::vector<Token> tokens, const Settings&, int layer) const {
+  std::vector<int> ids;
+  ids.reserve(tokens.size());
+  for (const Token& t : tokens) ids.push_back(t.id);
+  TextTrace out = hf_forward(m_, ids, layer);
+  out.tokens = std::move(tokens);
+  return out;
+}
+
+}  // namespace ap

@@ -1,0 +1,129 @@
+// hf_model.hpp: a Hugging Face model folder's GPT-2 or BERT network: its config.json read and
+// checked, its weights taken from model.safetensors (safetensors.hpp) by the published names, and
+// its full forward pass, keeping every layer's every head's attention weights and one chosen
+// layer's every stage (attention.hpp's passes). Not the tokenizers (hf_tokenizer.hpp) and not
+// the playground's own network (network.hpp), whose LayerNorm and limits differ.
+//
+// Shapes: n tokens, d_model, h heads, d_k = d_model / h, d_ff feed-forward width, L layers,
+// V vocabulary rows, P positions.
+//
+//   gpt2 (pre-LayerNorm, causal; Conv1D weights stored (in, out)):
+//     X_0 = wte[ids] + wpe[0..n)
+//     layer l:  Z = LN(X_l; ln_1)  A = attend(Z; c_attn split into W_Q|W_K|W_V) c_proj + b
+//               M = X_l + A        X_{l+1} = M + gelu_new(LN(M; ln_2) W_fc + b_fc) W_proj + b_proj
+//     Y = LN(X_L; ln_f)
+//   bert (post-LayerNorm, bidirectional; nn.Linear weights stored (out, in), transposed here):
+//     X_0 = LN(word[ids] + position[0..n) + token_type[0]; embeddings.LayerNorm)
+//     layer l:  A = attend(X_l; query, key, value) dense + b    M = LN(X_l + A; attention LN)
+//               X_{l+1} = LN(M + gelu(M W_i + b_i) W_o + b_o; output LN)
+//     Y = X_L (no final LayerNorm)
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attention.hpp"
+#include "model.hpp"
+#include "network.hpp"
+#include "text_model.hpp"
+
+namespace ap {
+
+// What a config may ask for: beyond these a config is refused before any weight is read. They
+// bound memory by what the weights themselves need (GPT-2 XL: 48 layers, d_model 1600, 25 heads).
+constexpr int kMaxHfLayers = 128;
+constexpr int kMaxHfDModel = 8192;
+constexpr int kMaxHfHeads = 256;
+constexpr int kMaxHfFeedForward = 65536;
+constexpr int kMaxHfPositions = 8192;
+constexpr int kMaxHfVocab = 1 << 21;
+constexpr int kMaxHfTokenTypes = 16;
+
+// The architectures read, by config.json's model_type.
+inline constexpr const char* kHfModelTypes[] = {"gpt2", "bert"};
+
+struct HfConfig {
+  std::string model_type;  // "gpt2" or "bert"
+  std::string name;        // _name_or_path, or "" when the config has none
+  int layers = 0, d_model = 0, heads = 0, d_k = 0, d_ff = 0;
+  int positions = 0;  // n_positions / max_position_embeddings: the most tokens the model reads
+  int vocab_size = 0;
+  int type_vocab_size = 0;  // bert only
+  float eps = 1e-5f;        // layer_norm_epsilon / layer_norm_eps
+  std::string activation;   // activation_function / hidden_act: gelu_new, gelu, relu, ...
+  bool causal = false;      // gpt2 true, bert false
+};
+
+// Reads config.json's text. Throws ap::Error: model_unsupported (one sentence naming the
+// model_type and the supported ones, or an option of the architecture that is not read, such as
+// GPT-2's scale_attn_by_inverse_layer_idx), model_config (a missing or out-of-range field, named
+// with `file`), or the JSON reader's own errors.
+HfConfig parse_hf_config(std::string_view text, std::string_view file = "config.json");
+
+// One layer's weights in the forward pass's orientation (x W, as attention.hpp's).
+struct HfLayer {
+  LayerNormParams norm_attn;  // gpt2 ln_1 (before attention); bert attention.output.LayerNorm
+  Weights attn;               // W_Q, W_K, W_V, W_O with b_Q, b_K, b_V, b_O
+  LayerNormParams norm_ffn;   // gpt2 ln_2 (before the FFN); bert output.LayerNorm (after it)
+  Matrix W_1, b_1;            // d_model x d_ff, 1 x d_ff
+  Matrix W_2, b_2;            // d_ff x d_model, 1 x d_model
+};
+
+struct HfModel {
+  HfConfig config;
+  Matrix token_rows;     // V x d_model: gpt2 wte, bert word_embeddings
+  Matrix position_rows;  // P x d_model: gpt2 wpe, bert position_embeddings
+  Matrix type_row;       // 1 x d_model: bert token_type_embeddings[0]; empty for gpt2
+  LayerNormParams norm_embed;  // bert embeddings.LayerNorm; empty for gpt2
+  std::vector<HfLayer> layers;
+  LayerNormParams norm_out;  // gpt2 ln_f; empty for bert
+  std::string dtype;         // of the token rows in the file: F32, F16 or BF16
+  std::uint64_t file_bytes = 0;
+  std::uint64_t parameters = 0;  // numbers read from the file
+};
+
+// Reads the weights the config names from a safetensors file's bytes (`file` names it in
+// messages). Tensor names with or without the "transformer." (gpt2) or "bert." (bert) prefix;
+// gpt2's lm_head.* and attn.bias / attn.masked_bias buffers and bert's cls.*, pooler.* and
+// position_ids are not read; bert's old LayerNorm.gamma / .beta names are. Throws ap::Error:
+// safetensors_invalid (the layout, safetensors.hpp), model_weights (a tensor missing, or its
+// shape or dtype not what the config says, or NaN or infinite, naming the file and the tensor).
+HfModel load_hf_model(const HfConfig& config, const unsigned char* bytes, std::size_t size,
+                      std::string_view file = "model.safetensors");
+
+// The attention limits of this model (its own positions, d_model and heads), for attend; its
+// attention-cell cap is positions x positions x heads.
+AttentionLimits hf_limits(const HfConfig& c);
+
+// The full forward of ids (each in [0, V), at most P of them). out.trace is layer `layer`'s
+// attention with every head's every stage (-1: the last layer); out.network.layers[l] holds each
+// layer's input, LayerNorms, mid, output and, in attn.head[h].weights, every head's weights (the
+// other stages are left empty there); network.norm_out.y is the read-out Y. out.embeddings is the
+// token rows, out.positions the position rows (bert: plus token type 0's row), out.ids the ids.
+// Tokens are the caller's (their texts are not read). Throws ap::Error: bad_token_id,
+// too_many_tokens (naming the model's limit), bad_layer.
+TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer = -1);
+
+// A Hugging Face model behind the one interface (text_model.hpp), with its own tokenizer: a
+// function from text to tokens that each carry their id (Token::id). The model fixes every
+// setting (its shape, causal for gpt2, scale on, temperature 1, its own positions); the settings'
+// max_tokens is replaced by the model's own limit.
+class HfTextModel : public TextModel {
+ public:
+  using Tokenizer = std::function<std::vector<Token>(std::string_view text)>;
+  HfTextModel(HfModel m, Tokenizer tokenizer)
+      : m_(std::move(m)), tokenizer_(std::move(tokenizer)) {}
+  std::string kind() const override { return m_.config.model_type; }
+  const HfModel& model() const { return m_; }
+  std::vector<Token> tokenize(std::string_view text, const Settings& s) const override;
+  TextTrace forward(std::vector<Token> tokens, const Settings& s, int layer) const override;
+
+ private:
+  HfModel m_;
+  Tokenizer tokenizer_;
+};
+
+}  // namespace ap

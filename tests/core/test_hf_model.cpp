@@ -1,0 +1,170 @@
+// test_hf_model.cpp: Hugging Face GPT-2 and BERT folders (hf_model.hpp). The forward pass is
+// compared with a PyTorch reference written from the published architectures
+// (scripts/gen_hf_fixtures.py writes tests/fixtures/hf/: random models in F32, F16 and BF16, with
+// and without the name prefixes, and every layer's every head's weights and hidden states). Bad
+// config.json files are refused with one sentence.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hf_model.hpp"
+#include "test_util.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+const char* const kFolders[] = {"gpt2_f32",          "gpt2_f16_prefixed",  "gpt2_bf16",
+                                "bert_f32_prefixed", "bert_f16_old_names", "bert_bf16"};
+
+std::string fixture(const std::string& folder, const char* file) {
+  return ap_test::read_file(std::string(AP_FIXTURES_DIR) + "/hf/" + folder + "/" + file);
+}
+
+ap::HfModel load(const std::string& folder) {
+  const ap::HfConfig c = ap::parse_hf_config(fixture(folder, "config.json"));
+  const std::string st = fixture(folder, "model.safetensors");
+  return ap::load_hf_model(c, reinterpret_cast<const unsigned char*>(st.data()), st.size());
+}
+
+// The largest |a - b| / max(1, |b|) over a matrix and its reference (a list of rows): absolute
+// for numbers up to 1 (attention weights, LayerNorm outputs), relative for the residual stream,
+// which grows layer by layer and is float32 in the C++.
+double worst(const ap::Matrix& m, const json& want) {
+  REQUIRE(want.size() == static_cast<std::size_t>(m.rows()));
+  double w = 0;
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    REQUIRE(want[r].size() == static_cast<std::size_t>(m.cols()));
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+      w = std::max(w, std::fabs(static_cast<double>(m(r, c)) - want[r][c].get<double>()) /
+                          std::max(1.0, std::fabs(want[r][c].get<double>())));
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("hf_forward: every head's weights and every hidden state match the PyTorch reference") {
+  for (const std::string folder : kFolders) {
+    CAPTURE(folder);
+    const ap::HfModel m = load(folder);
+    const json ref = json::parse(fixture(folder, "reference.json"));
+    REQUIRE(ref.at("format_version") == 1);
+    CHECK(m.dtype == ref.at("dtype").get<std::string>());
+    REQUIRE(ref.at("cases").size() >= 3);
+    for (const json& c : ref.at("cases")) {
+      const std::vector<int> ids = c.at("ids").get<std::vector<int>>();
+      CAPTURE(ids.size());
+      const int L = m.config.layers;
+      for (int chosen : {0, L - 1}) {
+        const ap::TextTrace t = ap::hf_forward(m, ids, chosen);
+        REQUIRE(static_cast<int>(t.network.layers.size()) == L);
+        REQUIRE(c.at("weights").size() == static_cast<std::size_t>(L));
+        REQUIRE(c.at("hidden").size() == static_cast<std::size_t>(L + 1));
+        double w_err = 0, h_err = 0;
+        for (int l = 0; l < L; ++l) {
+          const auto& heads = t.network.layers[l].attn.head;
+          REQUIRE(static_cast<int>(heads.size()) == m.config.heads);
+          for (int h = 0; h < m.config.heads; ++h)
+            w_err = std::max(w_err, worst(heads[h].weights, c.at("weights")[l][h]));
+          h_err = std::max(h_err, worst(t.network.layers[l].input, c.at("hidden")[l]));
+        }
+        h_err = std::max(h_err, worst(t.network.layers.back().output, c.at("hidden")[L]));
+        h_err = std::max(h_err, worst(t.network.norm_out.y, c.at("readout")));
+        CHECK(w_err < 1e-5);
+        CHECK(h_err < 1e-5);
+        // the chosen layer's full detail is the same attention as its weights-only summary
+        REQUIRE(t.layer == chosen);
+        for (int h = 0; h < m.config.heads; ++h) {
+          const ap::HeadTrace& H = t.trace.head[h];
+          CHECK(worst(H.weights, c.at("weights")[chosen][h]) < 1e-5);
+          CHECK(H.b_Q.cols() == m.config.d_k);
+          CHECK(H.W_Q.rows() == m.config.d_model);
+        }
+        CHECK(t.trace.options.causal == (m.config.model_type == "gpt2"));
+      }
+    }
+  }
+}
+
+TEST_CASE("hf_forward: the stages of the chosen head hold together") {
+  const ap::HfModel m = load("gpt2_f32");
+  const ap::TextTrace t = ap::hf_forward(m, {3, 70, 200, 5, 9}, 1);
+  const ap::HeadTrace& H = t.trace.head[2];
+  // Q = Z W_Q + b_Q, with Z the LayerNorm of the layer input (pre-LN)
+  ap::Matrix Q = t.trace.X * H.W_Q;
+  Q.rowwise() += H.b_Q.row(0);
+  CHECK((Q - H.Q).cwiseAbs().maxCoeff() < 1e-5);
+  CHECK((t.trace.X - t.network.layers[1].norm_attn.y).cwiseAbs().maxCoeff() == 0);
+  // causal: nothing above the diagonal
+  CHECK(H.weights(0, 1) == 0.0f);
+  CHECK(std::fabs(H.weights.row(4).sum() - 1.0f) < 1e-6);
+  CHECK(t.ids == std::vector<int>({3, 70, 200, 5, 9}));
+  CHECK(t.embeddings.rows() == 5);
+  CHECK(t.positions.rows() == 5);
+}
+
+TEST_CASE("hf_forward: bad ids, too many tokens and a bad layer are refused") {
+  const ap::HfModel m = load("bert_bf16");
+  CHECK(ap_test::code_of([&] { ap::hf_forward(m, {}); }) == "empty_text");
+  CHECK(ap_test::code_of([&] { ap::hf_forward(m, {1, 100000}); }) == "bad_token_id");
+  CHECK(ap_test::code_of([&] { ap::hf_forward(m, {-1}); }) == "bad_token_id");
+  CHECK(ap_test::code_of([&] { ap::hf_forward(m, std::vector<int>(17, 1)); }) ==
+        "too_many_tokens");
+  CHECK(ap_test::code_of([&] { ap::hf_forward(m, std::vector<int>(16, 1)); }) == "no error");
+  CHECK(ap_test::code_of([&] { ap::hf_forward(m, {1}, 2); }) == "bad_layer");
+  CHECK(ap_test::code_of([&] { ap::hf_forward(m, {1}, -2); }) == "bad_layer");
+}
+
+TEST_CASE("parse_hf_config: the architectures read, and one sentence for the others") {
+  const auto message = [](const std::string& text) -> std::string {
+    try {
+      ap::parse_hf_config(text);
+    } catch (const ap::Error& e) {
+      return e.code() + ": " + e.what();
+    }
+    return "no error";
+  };
+  const std::string llama = message(R"({"model_type": "llama", "hidden_size": 8})");
+  CHECK(llama.find("model_unsupported") == 0);
+  CHECK(llama.find("llama") != std::string::npos);
+  CHECK(llama.find("gpt2 and bert") != std::string::npos);
+  CHECK(message(R"({"n_layer": 2})").find("model_unsupported") == 0);
+  CHECK(message("[1, 2]").find("model_config") == 0);
+  CHECK(message("{").find("json_invalid") == 0);
+  const std::string gpt2 =
+      R"({"model_type": "gpt2", "n_layer": 2, "n_embd": 16, "n_head": 4, "n_positions": 16,
+          "vocab_size": 50)";
+  CHECK(message(gpt2 + "}") == "no error");
+  CHECK(message(gpt2 + R"(, "n_head": 5})").find("json_invalid") == 0);  // a key given twice
+  CHECK(message(R"({"model_type": "gpt2", "n_layer": 2, "n_embd": 16, "n_head": 5,
+                    "n_positions": 16, "vocab_size": 50})")
+            .find("heads (5) must divide") != std::string::npos);
+  CHECK(message(R"({"model_type": "gpt2", "n_embd": 16, "n_head": 4, "n_positions": 16,
+                    "vocab_size": 50})")
+            .find("n_layer") != std::string::npos);
+  CHECK(message(R"({"model_type": "gpt2", "n_layer": 2, "n_embd": 16, "n_head": 4,
+                    "n_positions": 1e12, "vocab_size": 50})")
+            .find("n_positions") != std::string::npos);
+  CHECK(message(gpt2 + R"(, "activation_function": "swish"})").find("model_unsupported") == 0);
+  CHECK(message(gpt2 + R"(, "scale_attn_by_inverse_layer_idx": true})").find("model_unsupported") ==
+        0);
+  const ap::HfConfig c = ap::parse_hf_config(gpt2 + "}");
+  CHECK(c.d_k == 4);
+  CHECK(c.d_ff == 64);  // n_inner absent: 4 x n_embd
+  CHECK(c.causal);
+  const ap::HfConfig b = ap::parse_hf_config(R"({"model_type": "bert", "hidden_size": 16,
+      "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32,
+      "max_position_embeddings": 8, "vocab_size": 30})");
+  CHECK(!b.causal);
+  CHECK(b.eps == doctest::Approx(1e-12));
+  CHECK(b.activation == "gelu");
+  CHECK(message(R"({"model_type": "bert", "hidden_size": 16, "num_hidden_layers": 1,
+      "num_attention_heads": 2, "intermediate_size": 32, "max_position_embeddings": 8,
+      "vocab_size": 30, "position_embedding_type": "relative_key"})")
+            .find("model_unsupported") == 0);
+}
