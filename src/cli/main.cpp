@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -133,7 +134,8 @@ std::vector<int> parse_ids(const std::string& v) {
   while (begin <= v.size()) {
     std::size_t end = v.find(',', begin);
     if (end == std::string::npos) end = v.size();
-    ids.push_back(static_cast<int>(parse_int("--ids", v.substr(begin, end - begin), 0, ap::kMaxHfVocab)));
+    ids.push_back(
+        static_cast<int>(parse_int("--ids", v.substr(begin, end - begin), 0, ap::kMaxHfVocab)));
     if (ids.size() > static_cast<std::size_t>(ap::kMaxHfPositions))
       fail("--ids: more than " + std::to_string(ap::kMaxHfPositions) + " ids");
     begin = end + 1;
@@ -196,7 +198,8 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
       fail("more than one TEXT given: quote the sentence, e.g. qkv trace \"I love you\"");
     }
   }
-  if (out.ids_given && out.hf.empty()) fail("--ids needs --hf DIR (a model with its own vocabulary)");
+  if (out.ids_given && out.hf.empty())
+    fail("--ids needs --hf DIR (a model with its own vocabulary)");
   if (out.ids_given && out.have_text) fail("give TEXT or --ids, not both");
   if ((out.layer_given || out.head_given) && out.hf.empty())
     fail("--layer and --head choose a head of a real model: add --hf DIR");
@@ -230,25 +233,41 @@ int run(int argc, char** argv) {
     if (!a.hf.empty()) {
       if (a.shaped || a.model != "default")
         fail("--hf DIR is the model: drop --model, --seed, --d-model, --heads and --d-k");
-      const ap::HfModel m = ap::load_hf_folder(a.hf);
+      ap::HfModel m = ap::load_hf_folder(a.hf);
       if (a.head >= m.config.heads)
-        fail("--head must be between 0 and " + std::to_string(m.config.heads - 1) + " for this model");
+        fail("--head must be between 0 and " + std::to_string(m.config.heads - 1) +
+             " for this model");
       if (a.layer >= m.config.layers)
         fail("--layer must be between 0 and " + std::to_string(m.config.layers - 1) +
              " for this model");
-      if (!a.ids_given)
-        fail("reading TEXT with a model's own tokenizer is not built yet: give --ids");
-      ap::TextTrace t = ap::hf_forward(m, a.ids, a.layer);
-      t.head = a.head;
-      for (std::size_t i = 0; i < a.ids.size(); ++i) {
-        ap::Token tok{};
-        tok.text = "#" + std::to_string(a.ids[i]);
-        tok.kind = ap::TokenKind::Symbol;
-        tok.known = true;
-        tok.id = a.ids[i];
-        t.tokens.push_back(tok);
+      std::shared_ptr<const ap::hf::Tokenizer> tok;
+      if (!a.ids_given || std::ifstream(a.hf + "/tokenizer.json") ||
+          std::ifstream(a.hf + "/vocab.json") || std::ifstream(a.hf + "/vocab.txt")) {
+        const ap::cli::TokenizerFolder folder = ap::cli::read_tokenizer_folder(a.hf);
+        tok = std::make_shared<const ap::hf::Tokenizer>(
+            ap::hf::Tokenizer::from_files(folder.files()));
       }
-      std::cout << ap::trace_to_json(t, m) << "\n";
+      ap::TextTrace t;
+      if (a.ids_given) {
+        if (tok) ap::check_tokenizer(m.config, *tok);
+        t = ap::hf_forward(m, a.ids, a.layer);
+        for (const int id : a.ids) {
+          ap::Token tk{};
+          tk.text = tok ? tok->id_to_token(id) : "";
+          if (tk.text.empty()) tk.text = "#" + std::to_string(id);
+          tk.kind = ap::TokenKind::Word;
+          tk.known = true;
+          tk.id = id;
+          t.tokens.push_back(tk);
+        }
+        t.head = a.head;
+        std::cout << ap::trace_to_json(t, m) << "\n";
+      } else {
+        const ap::HfTextModel hm(std::move(m), tok);  // the weights move, never copied
+        t = hm.trace(a.text, a.settings, a.layer);
+        t.head = a.head;
+        std::cout << ap::trace_to_json(t, hm.model()) << "\n";
+      }
     } else if (a.model == "random") {
       std::cout << ap::trace_to_json(ap::trace_text(a.text, a.settings)) << "\n";
     } else if (a.model == "numpy") {

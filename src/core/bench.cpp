@@ -64,9 +64,7 @@ __attribute__((noinline)) float hf_forward_once(const HfModel& m, const std::vec
   return t.network.norm_out.y(0, 0);
 }
 
-LayerNormParams unit_norm(int d) {
-  return {Matrix::Ones(1, d), Matrix::Zero(1, d)};
-}
+LayerNormParams unit_norm(int d) { return {Matrix::Ones(1, d), Matrix::Zero(1, d)}; }
 
 }  // namespace
 

@@ -45,8 +45,7 @@ std::string string_field_or(const json::Value& root, std::string_view file, cons
   return v->as_string(std::string(file) + ": " + key);
 }
 
-bool bool_field_or(const json::Value& root, std::string_view file, const char* key,
-                   bool fallback) {
+bool bool_field_or(const json::Value& root, std::string_view file, const char* key, bool fallback) {
   const json::Value* v = root.find(key);
   if (!v || v->is_null()) return fallback;
   return v->as_bool(std::string(file) + ": " + key);
@@ -105,13 +104,14 @@ HfConfig parse_hf_config(std::string_view text, std::string_view file) {
     c.activation = string_field_or(root, file, "hidden_act", "gelu");
     c.causal = false;
     const std::string pos = string_field_or(root, file, "position_embedding_type", "absolute");
-    if (pos != "absolute") unsupported_option(file, "position_embedding_type \"" + printable(pos) + "\"");
-    if (bool_field_or(root, file, "is_decoder", false)) unsupported_option(file, "is_decoder: true");
+    if (pos != "absolute")
+      unsupported_option(file, "position_embedding_type \"" + printable(pos) + "\"");
+    if (bool_field_or(root, file, "is_decoder", false))
+      unsupported_option(file, "is_decoder: true");
   } else {
-    throw Error("model_unsupported", std::string(file) + " says model_type \"" +
-                                         printable(c.model_type, 40) +
-                                         "\", which this playground cannot read (" + supported +
-                                         ")");
+    throw Error("model_unsupported",
+                std::string(file) + " says model_type \"" + printable(c.model_type, 40) +
+                    "\", which this playground cannot read (" + supported + ")");
   }
   if (!known_activation(c.activation))
     unsupported_option(file, "the activation \"" + printable(c.activation, 40) +
@@ -332,7 +332,8 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
   if (layer == -1) layer = c.layers - 1;
   for (const int id : ids)
     if (id < 0 || id >= c.vocab_size)
-      throw Error("bad_token_id", "token id " + std::to_string(id) + " is outside the vocabulary (0 to " +
+      throw Error("bad_token_id", "token id " + std::to_string(id) +
+                                      " is outside the vocabulary (0 to " +
                                       std::to_string(c.vocab_size - 1) + ")");
 
   TextTrace out;
@@ -398,8 +399,7 @@ std::vector<Token> HfTextModel::tokenize(std::string_view text, const Settings&)
   if (static_cast<long long>(tokens.size()) > m_.config.positions)
     throw Error("too_many_tokens", "the text has " + std::to_string(tokens.size()) +
                                        " tokens; this model reads at most " +
-                                       std::to_string(m_.config.positions) +
-                                       ": shorten the text");
+                                       std::to_string(m_.config.positions) + ": shorten the text");
   return tokens;
 }
 
@@ -410,6 +410,36 @@ TextTrace HfTextModel::forward(std::vector<Token> tokens, const Settings&, int l
   TextTrace out = hf_forward(m_, ids, layer);
   out.tokens = std::move(tokens);
   return out;
+}
+
+std::vector<Token> hf_tokens(const hf::Encoding& e) {
+  std::vector<Token> out(e.size());
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    Token& t = out[i];
+    t.text = e.pieces[i];
+    t.byte_begin = e.byte_begin[i];
+    t.byte_end = e.byte_end[i];
+    t.kind = e.special[i] ? TokenKind::Symbol : TokenKind::Word;
+    t.known = true;
+    t.id = e.ids[i];
+  }
+  return out;
+}
+
+void check_tokenizer(const HfConfig& c, const hf::Tokenizer& t) {
+  if (t.vocab_size() > static_cast<std::size_t>(c.vocab_size))
+    throw Error("model_config",
+                "the tokenizer (" + t.source() + ") has " + std::to_string(t.vocab_size()) +
+                    " tokens but config.json's vocab_size is " + std::to_string(c.vocab_size) +
+                    ": the files come from different models");
+}
+
+HfTextModel::HfTextModel(HfModel m, std::shared_ptr<const hf::Tokenizer> tokenizer)
+    : m_(std::move(m)) {
+  check_tokenizer(m_.config, *tokenizer);
+  tokenizer_ = [tok = std::move(tokenizer)](std::string_view text) {
+    return hf_tokens(tok->encode(text));
+  };
 }
 
 }  // namespace ap

@@ -21,11 +21,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "attention.hpp"
+#include "hf_tokenizer.hpp"
 #include "model.hpp"
 #include "network.hpp"
 #include "text_model.hpp"
@@ -74,9 +76,9 @@ struct HfLayer {
 
 struct HfModel {
   HfConfig config;
-  Matrix token_rows;     // V x d_model: gpt2 wte, bert word_embeddings
-  Matrix position_rows;  // P x d_model: gpt2 wpe, bert position_embeddings
-  Matrix type_row;       // 1 x d_model: bert token_type_embeddings[0]; empty for gpt2
+  Matrix token_rows;           // V x d_model: gpt2 wte, bert word_embeddings
+  Matrix position_rows;        // P x d_model: gpt2 wpe, bert position_embeddings
+  Matrix type_row;             // 1 x d_model: bert token_type_embeddings[0]; empty for gpt2
   LayerNormParams norm_embed;  // bert embeddings.LayerNorm; empty for gpt2
   std::vector<HfLayer> layers;
   LayerNormParams norm_out;  // gpt2 ln_f; empty for bert
@@ -107,6 +109,15 @@ AttentionLimits hf_limits(const HfConfig& c);
 // too_many_tokens (naming the model's limit), bad_layer.
 TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer = -1);
 
+// The tokens of an encoding as a trace shows them: each piece's text, bytes and id; special
+// tokens ([CLS], <|endoftext|>) are Symbol, the rest Word, all known.
+std::vector<Token> hf_tokens(const hf::Encoding& e);
+
+// Checks that the tokenizer's ids fit the model's vocabulary rows: ap::Error model_config naming
+// both sizes when the tokenizer has more tokens than config.json's vocab_size (a tokenizer from
+// another model). Fewer is normal (GPT-2's rows are padded in some checkpoints).
+void check_tokenizer(const HfConfig& c, const hf::Tokenizer& t);
+
 // A Hugging Face model behind the one interface (text_model.hpp), with its own tokenizer: a
 // function from text to tokens that each carry their id (Token::id). The model fixes every
 // setting (its shape, causal for gpt2, scale on, temperature 1, its own positions); the settings'
@@ -116,6 +127,8 @@ class HfTextModel : public TextModel {
   using Tokenizer = std::function<std::vector<Token>(std::string_view text)>;
   HfTextModel(HfModel m, Tokenizer tokenizer)
       : m_(std::move(m)), tokenizer_(std::move(tokenizer)) {}
+  // With the folder's own tokenizer (check_tokenizer first).
+  HfTextModel(HfModel m, std::shared_ptr<const hf::Tokenizer> tokenizer);
   std::string kind() const override { return m_.config.model_type; }
   const HfModel& model() const { return m_; }
   std::vector<Token> tokenize(std::string_view text, const Settings& s) const override;

@@ -81,8 +81,10 @@ File parse(const unsigned char* bytes, std::size_t size, std::string_view file_n
   const std::uint64_t n = read_u64_le(bytes);
   const std::uint64_t rest = static_cast<std::uint64_t>(size) - 8;
   if (n > rest)
-    bad(file_name, "the header says it is " + std::to_string(n) + " bytes long, past the end of "
-                       "the file (" + std::to_string(rest) +
+    bad(file_name, "the header says it is " + std::to_string(n) +
+                       " bytes long, past the end of "
+                       "the file (" +
+                       std::to_string(rest) +
                        " bytes follow the length): the file is truncated or not safetensors");
   if (n > kMaxHeaderBytes)
     bad(file_name, "the header is " + std::to_string(n) + " bytes long; the limit is " +
@@ -108,74 +110,76 @@ File parse(const unsigned char* bytes, std::size_t size, std::string_view file_n
   const std::vector<std::string>& keys = header.keys("header");
   const std::vector<json::Value>& values = header.values("header");
   if (keys.size() > kMaxTensors + 1)
-    bad(file_name, "the header lists " + std::to_string(keys.size()) +
-                       " tensors; the limit is " + std::to_string(kMaxTensors));
+    bad(file_name, "the header lists " + std::to_string(keys.size()) + " tensors; the limit is " +
+                       std::to_string(kMaxTensors));
   for (std::size_t i = 0; i < keys.size(); ++i) try {
-    const std::string& name = keys[i];
-    const json::Value& v = values[i];
-    if (name == "__metadata__") {
-      if (!v.is_object()) bad(file_name, "__metadata__ is not an object");
-      continue;
-    }
-    const std::string who = quoted(name);
-    if (!v.is_object()) bad(file_name, who + " is not described by an object");
-    const json::Value* dtype = v.find("dtype");
-    const json::Value* shape = v.find("shape");
-    const json::Value* offsets = v.find("data_offsets");
-    if (!dtype || !dtype->is_string() || !shape || !shape->is_array() || !offsets ||
-        !offsets->is_array())
-      bad(file_name, who + " needs \"dtype\" (a string), \"shape\" and \"data_offsets\" (arrays)");
-    TensorInfo t;
-    t.name = name;
-    t.dtype = dtype->as_string("dtype");
-    const int esize = dtype_size(t.dtype);
-    if (esize == 0) bad(file_name, who + " has an unknown dtype \"" + printable(t.dtype, 20) + "\"");
-    const std::vector<json::Value>& dims = shape->items("shape");
-    if (dims.size() > kMaxRank)
-      bad(file_name, who + " has " + std::to_string(dims.size()) + " dimensions; the limit is " +
-                         std::to_string(kMaxRank));
-    for (const json::Value& d : dims) {
-      if (!d.is_number()) bad(file_name, who + ": a shape entry is not a number");
-      t.shape.push_back(d.as_int(who + " shape", 0, std::int64_t{1} << 53));
-    }
-    // elements * size, compared with the data section's size without overflowing
-    std::uint64_t bytes_needed = static_cast<std::uint64_t>(esize);
-    bool too_big = false;
-    if (std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
-      bytes_needed = 0;
-    } else {
-      for (const std::int64_t d : t.shape) {
-        const auto u = static_cast<std::uint64_t>(d);
-        if (bytes_needed > f.data_size_ / u) {
-          too_big = true;
-          break;
-        }
-        bytes_needed *= u;
+      const std::string& name = keys[i];
+      const json::Value& v = values[i];
+      if (name == "__metadata__") {
+        if (!v.is_object()) bad(file_name, "__metadata__ is not an object");
+        continue;
       }
+      const std::string who = quoted(name);
+      if (!v.is_object()) bad(file_name, who + " is not described by an object");
+      const json::Value* dtype = v.find("dtype");
+      const json::Value* shape = v.find("shape");
+      const json::Value* offsets = v.find("data_offsets");
+      if (!dtype || !dtype->is_string() || !shape || !shape->is_array() || !offsets ||
+          !offsets->is_array())
+        bad(file_name,
+            who + " needs \"dtype\" (a string), \"shape\" and \"data_offsets\" (arrays)");
+      TensorInfo t;
+      t.name = name;
+      t.dtype = dtype->as_string("dtype");
+      const int esize = dtype_size(t.dtype);
+      if (esize == 0)
+        bad(file_name, who + " has an unknown dtype \"" + printable(t.dtype, 20) + "\"");
+      const std::vector<json::Value>& dims = shape->items("shape");
+      if (dims.size() > kMaxRank)
+        bad(file_name, who + " has " + std::to_string(dims.size()) + " dimensions; the limit is " +
+                           std::to_string(kMaxRank));
+      for (const json::Value& d : dims) {
+        if (!d.is_number()) bad(file_name, who + ": a shape entry is not a number");
+        t.shape.push_back(d.as_int(who + " shape", 0, std::int64_t{1} << 53));
+      }
+      // elements * size, compared with the data section's size without overflowing
+      std::uint64_t bytes_needed = static_cast<std::uint64_t>(esize);
+      bool too_big = false;
+      if (std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
+        bytes_needed = 0;
+      } else {
+        for (const std::int64_t d : t.shape) {
+          const auto u = static_cast<std::uint64_t>(d);
+          if (bytes_needed > f.data_size_ / u) {
+            too_big = true;
+            break;
+          }
+          bytes_needed *= u;
+        }
+      }
+      const std::vector<json::Value>& off = offsets->items("data_offsets");
+      if (off.size() != 2) bad(file_name, who + ": data_offsets must be [begin, end]");
+      for (const json::Value& o : off)
+        if (!o.is_number()) bad(file_name, who + ": data_offsets must be two whole numbers");
+      t.begin = static_cast<std::uint64_t>(off[0].as_int(who + " begin", 0, std::int64_t{1} << 53));
+      t.end = static_cast<std::uint64_t>(off[1].as_int(who + " end", 0, std::int64_t{1} << 53));
+      if (t.begin > t.end)
+        bad(file_name, who + " ends (" + std::to_string(t.end) + ") before it begins (" +
+                           std::to_string(t.begin) + ")");
+      if (t.end > f.data_size_)
+        bad(file_name, who + " ends at byte " + std::to_string(t.end) +
+                           " of the data, past its end (" + std::to_string(f.data_size_) +
+                           " bytes): the file is truncated or the offsets are wrong");
+      if (too_big || bytes_needed != t.end - t.begin)
+        bad(file_name, who + " has shape and dtype " + t.dtype + " needing " +
+                           (too_big ? std::string("more bytes than the file has")
+                                    : std::to_string(bytes_needed) + " bytes") +
+                           ", but its offsets give " + std::to_string(t.end - t.begin));
+      f.tensors_.push_back(std::move(t));
+    } catch (const Error& e) {
+      if (e.code() != "json_type") throw;
+      bad(file_name, e.what());  // a number of the wrong kind, named by the reader
     }
-    const std::vector<json::Value>& off = offsets->items("data_offsets");
-    if (off.size() != 2) bad(file_name, who + ": data_offsets must be [begin, end]");
-    for (const json::Value& o : off)
-      if (!o.is_number()) bad(file_name, who + ": data_offsets must be two whole numbers");
-    t.begin = static_cast<std::uint64_t>(off[0].as_int(who + " begin", 0, std::int64_t{1} << 53));
-    t.end = static_cast<std::uint64_t>(off[1].as_int(who + " end", 0, std::int64_t{1} << 53));
-    if (t.begin > t.end)
-      bad(file_name, who + " ends (" + std::to_string(t.end) + ") before it begins (" +
-                         std::to_string(t.begin) + ")");
-    if (t.end > f.data_size_)
-      bad(file_name, who + " ends at byte " + std::to_string(t.end) +
-                         " of the data, past its end (" + std::to_string(f.data_size_) +
-                         " bytes): the file is truncated or the offsets are wrong");
-    if (too_big || bytes_needed != t.end - t.begin)
-      bad(file_name, who + " has shape and dtype " + t.dtype + " needing " +
-                         (too_big ? std::string("more bytes than the file has")
-                                  : std::to_string(bytes_needed) + " bytes") +
-                         ", but its offsets give " + std::to_string(t.end - t.begin));
-    f.tensors_.push_back(std::move(t));
-  } catch (const Error& e) {
-    if (e.code() != "json_type") throw;
-    bad(file_name, e.what());  // a number of the wrong kind, named by the reader
-  }
   // no two tensors share a byte
   std::vector<const TensorInfo*> by_offset;
   by_offset.reserve(f.tensors_.size());

@@ -26,8 +26,8 @@ constexpr std::size_t kMaxRank = 8;
 
 struct TensorInfo {
   std::string name;
-  std::string dtype;                // as written: F32, F16, BF16, I64, BOOL, ...
-  std::vector<std::int64_t> shape;  // each >= 0
+  std::string dtype;                 // as written: F32, F16, BF16, I64, BOOL, ...
+  std::vector<std::int64_t> shape;   // each >= 0
   std::uint64_t begin = 0, end = 0;  // byte range within the data section
   std::uint64_t elements() const;
 };

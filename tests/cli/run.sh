@@ -337,6 +337,34 @@ PY
     fail "qkv trace --hf $folder: $(head -c 300 "$tmp/err") $(tail -c 300 "$tmp/pyerr")"
   fi
 done
+# a sentence through the folder's own tokenizer: the ids `qkv tokenize --hf` gives, and the
+# weights of a trace of those ids
+for folder in gpt2_f32 bert_bf16; do
+  "$qkv" trace --hf "$hf/$folder" "the cat sat, it was tired" --layer 1 >"$tmp/text.json" 2>"$tmp/err"
+  "$qkv" tokenize --hf "$hf/$folder" "the cat sat, it was tired" >"$tmp/tok.json" 2>>"$tmp/err"
+  ids=$("$py" -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["ids"])))' "$tmp/tok.json")
+  "$qkv" trace --hf "$hf/$folder" --ids "$ids" --layer 1 >"$tmp/ids.json" 2>>"$tmp/err"
+  if "$py" - "$tmp/text.json" "$tmp/tok.json" "$tmp/ids.json" <<'PY' 2>"$tmp/pyerr"; then
+import json, sys
+t, tok, i = (json.load(open(p)) for p in sys.argv[1:4])
+assert t["ids"] == tok["ids"], (t["ids"], tok["ids"])
+assert t["tokens"] == tok["tokens"], (t["tokens"], tok["tokens"])
+assert t["layers"] == i["layers"] and t["heads"] == i["heads"]
+PY
+    pass
+  else
+    fail "qkv trace --hf $folder TEXT: $(head -c 300 "$tmp/err") $(tail -c 300 "$tmp/pyerr")"
+  fi
+done
+mkdir -p "$tmp/mixed"
+cp "$hf/bert_bf16/config.json" "$hf/bert_bf16/model.safetensors" "$hf/gpt2_f32/vocab.json" \
+  "$hf/gpt2_f32/merges.txt" "$tmp/mixed/"
+expect_error "--hf: a tokenizer larger than vocab_size" $null trace --hf "$tmp/mixed" "the cat"
+if grep -q "vocab_size is 34" "$tmp/err"; then
+  pass
+else
+  fail "tokenizer and vocab_size message: $(cat "$tmp/err")"
+fi
 expect_error "--hf: no such folder" $null trace --hf "$tmp/nowhere" --ids 1,2
 expect_error "--hf: layer past the model's" $null trace --hf "$hf/gpt2_f32" --ids 1,2 --layer 2
 expect_error "--hf: head past the model's" $null trace --hf "$hf/gpt2_f32" --ids 1,2 --head 4

@@ -7,10 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "bench.hpp"
 #include "hf_model.hpp"
 #include "test_util.hpp"
 
@@ -113,8 +117,7 @@ TEST_CASE("hf_forward: bad ids, too many tokens and a bad layer are refused") {
   CHECK(ap_test::code_of([&] { ap::hf_forward(m, {}); }) == "empty_text");
   CHECK(ap_test::code_of([&] { ap::hf_forward(m, {1, 100000}); }) == "bad_token_id");
   CHECK(ap_test::code_of([&] { ap::hf_forward(m, {-1}); }) == "bad_token_id");
-  CHECK(ap_test::code_of([&] { ap::hf_forward(m, std::vector<int>(17, 1)); }) ==
-        "too_many_tokens");
+  CHECK(ap_test::code_of([&] { ap::hf_forward(m, std::vector<int>(17, 1)); }) == "too_many_tokens");
   CHECK(ap_test::code_of([&] { ap::hf_forward(m, std::vector<int>(16, 1)); }) == "no error");
   CHECK(ap_test::code_of([&] { ap::hf_forward(m, {1}, 2); }) == "bad_layer");
   CHECK(ap_test::code_of([&] { ap::hf_forward(m, {1}, -2); }) == "bad_layer");
@@ -167,4 +170,57 @@ TEST_CASE("parse_hf_config: the architectures read, and one sentence for the oth
       "num_attention_heads": 2, "intermediate_size": 32, "max_position_embeddings": 8,
       "vocab_size": 30, "position_embedding_type": "relative_key"})")
             .find("model_unsupported") == 0);
+}
+
+TEST_CASE("bench_hf_forward: scripts/bench's real-model loop runs") {
+  const std::vector<double> ms = ap::bench_hf_forward(2, 8, 2, 5, 2);
+  REQUIRE(ms.size() == 2);
+  CHECK(ms[0] >= 0.0);
+}
+
+TEST_CASE("HfTextModel: the folder's tokenizer, then every layer; the kind picked once") {
+  for (const std::string folder : {"gpt2_f32", "bert_f16_old_names"}) {
+    CAPTURE(folder);
+    const bool gpt2 = folder.rfind("gpt2", 0) == 0;
+    std::map<std::string, std::string> bytes;
+    for (const char* name : {"vocab.json", "merges.txt", "vocab.txt", "tokenizer_config.json"}) {
+      std::ifstream f(std::string(AP_FIXTURES_DIR) + "/hf/" + folder + "/" + name);
+      if (f)
+        bytes[name] =
+            ap_test::read_file(std::string(AP_FIXTURES_DIR) + "/hf/" + folder + "/" + name);
+    }
+    REQUIRE(bytes.size() == 2);
+    ap::hf::Files files;
+    for (const auto& kv : bytes) files.emplace(kv.first, kv.second);
+    auto tok = std::make_shared<const ap::hf::Tokenizer>(ap::hf::Tokenizer::from_files(files));
+    const ap::hf::Encoding e = tok->encode("the cat sat, it was tired");
+    const ap::HfTextModel model(load(folder), tok);
+    const ap::TextModel& kind = model;
+    CHECK(kind.kind() == (gpt2 ? "gpt2" : "bert"));
+    const ap::TextTrace t = kind.trace("the cat sat, it was tired", ap::Settings{});
+    REQUIRE(t.tokens.size() == e.size());
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      CHECK(t.tokens[i].text == e.pieces[i]);
+      CHECK(t.ids[i] == e.ids[i]);
+    }
+    if (!gpt2) CHECK(t.tokens.front().text == "[CLS]");
+    const ap::TextTrace direct = ap::hf_forward(model.model(), t.ids);
+    CHECK(direct.trace.head[1].weights == t.trace.head[1].weights);
+    CHECK(t.layer == model.model().config.layers - 1);
+    CHECK(ap_test::code_of([&] {
+            kind.trace(std::string(40, 'a') + " b c d e f g h i j k l m n o p q", {});
+          }) == "too_many_tokens");
+  }
+}
+
+TEST_CASE("check_tokenizer: a tokenizer larger than the model's vocabulary is refused") {
+  ap::hf::Files files;
+  const std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\na\nb\n";
+  files.emplace("vocab.txt", vocab);
+  const ap::hf::Tokenizer t = ap::hf::Tokenizer::from_files(files);
+  ap::HfConfig c;
+  c.vocab_size = 5;
+  CHECK(ap_test::code_of([&] { ap::check_tokenizer(c, t); }) == "model_config");
+  c.vocab_size = 6;
+  CHECK(ap_test::code_of([&] { ap::check_tokenizer(c, t); }) == "no error");
 }

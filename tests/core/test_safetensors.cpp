@@ -113,23 +113,23 @@ TEST_CASE("safetensors: hostile and broken files are refused with the file and t
     CHECK(has(parse_error(file_of("", 0)), "not a JSON object"));
   }
   SUBCASE("overlapping tensors") {
-    const std::string e = parse_error(
-        file_of(R"({"w1": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
+    const std::string e =
+        parse_error(file_of(R"({"w1": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
                     "w2": {"dtype": "F32", "shape": [4], "data_offsets": [8, 24]}})",
-                24));
+                            24));
     CHECK(has(e, "tensor \"w2\" overlaps tensor \"w1\""));
   }
   SUBCASE("offsets past the data") {
-    const std::string e = parse_error(
-        file_of(R"({"h.0.attn.c_attn.weight": {"dtype": "F32", "shape": [4],
+    const std::string e =
+        parse_error(file_of(R"({"h.0.attn.c_attn.weight": {"dtype": "F32", "shape": [4],
                     "data_offsets": [0, 16]}})",
-                8));
+                            8));
     CHECK(has(e, "model.safetensors: tensor \"h.0.attn.c_attn.weight\" ends at byte 16"));
   }
   SUBCASE("offsets backwards") {
-    CHECK(has(parse_error(file_of(
-                  R"({"w": {"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}})", 8)),
-              "before it begins"));
+    CHECK(has(
+        parse_error(file_of(R"({"w": {"dtype": "F32", "shape": [0], "data_offsets": [8, 0]}})", 8)),
+        "before it begins"));
   }
   SUBCASE("offsets that disagree with shape and dtype") {
     const std::string e = parse_error(
@@ -152,8 +152,8 @@ TEST_CASE("safetensors: hostile and broken files are refused with the file and t
               "safetensors_invalid"));
   }
   SUBCASE("an unknown dtype, missing fields") {
-    CHECK(has(parse_error(file_of(
-                  R"({"w": {"dtype": "F33", "shape": [4], "data_offsets": [0, 16]}})", 16)),
+    CHECK(has(parse_error(
+                  file_of(R"({"w": {"dtype": "F33", "shape": [4], "data_offsets": [0, 16]}})", 16)),
               "tensor \"w\" has an unknown dtype \"F33\""));
     CHECK(has(parse_error(file_of(R"({"w": {"dtype": "F32", "shape": [4]}})", 16)),
               "needs \"dtype\""));
@@ -183,8 +183,9 @@ TEST_CASE("load_hf_model: the config and the file must agree, and weights must b
     REQUIRE(p != std::string::npos);
     c.replace(p, 17, "\"vocab_size\": 300");
     const std::string e = load_error(good, c);
-    CHECK(has(e, "model_weights: model.safetensors: tensor \"wte.weight\" has shape (268, 16); "
-                 "the config asks for (300, 16)"));
+    CHECK(has(e,
+              "model_weights: model.safetensors: tensor \"wte.weight\" has shape (268, 16); "
+              "the config asks for (300, 16)"));
   }
   SUBCASE("more layers than the file has") {
     std::string c = config;
@@ -204,11 +205,10 @@ TEST_CASE("load_hf_model: the config and the file must agree, and weights must b
               "model_weights: model.safetensors: tensor \"wte.weight\" has NaN at entry 5"));
   }
   SUBCASE("a weight stored as integers") {
-    const std::string e = load_error(
-        file_of(R"({"wte.weight": {"dtype": "I32", "shape": [268, 16],
+    const std::string e = load_error(file_of(R"({"wte.weight": {"dtype": "I32", "shape": [268, 16],
                     "data_offsets": [0, 17152]}})",
-                17152),
-        config);
+                                             17152),
+                                     config);
     CHECK(has(e, "tensor \"wte.weight\" is I32; the weights must be F32, F16 or BF16"));
   }
 }

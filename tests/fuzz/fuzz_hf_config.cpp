@@ -15,8 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (c.model_type != "gpt2" && c.model_type != "bert") std::abort();
     if (c.layers < 1 || c.layers > ap::kMaxHfLayers || c.d_model < 1 ||
         c.d_model > ap::kMaxHfDModel || c.heads < 1 || c.d_k * c.heads != c.d_model ||
-        c.positions < 1 || c.positions > ap::kMaxHfPositions || c.vocab_size < 1 ||
-        c.d_ff < 1 || !(c.eps > 0.0f))
+        c.positions < 1 || c.positions > ap::kMaxHfPositions || c.vocab_size < 1 || c.d_ff < 1 ||
+        !(c.eps > 0.0f))
       std::abort();
   } catch (const ap::Error&) {
   }
