@@ -1,5 +1,5 @@
 // text_model.hpp: the one interface every kind of model a text trace comes from implements:
-// seeded random weights, the seed article's NumPy program, a trained network, a Hugging Face
+// seeded random weights, the article's NumPy program, a trained network, a Hugging Face
 // model. A caller picks the kind once and reads the same TextTrace whatever made it. Not the
 // maths of any kind (model.hpp, numpy_example.hpp, inference.hpp, hf_model.hpp) and not the
 // lookup of kinds by name (session.hpp).
@@ -51,7 +51,7 @@ class RandomTextModel : public TextModel {
   mutable bool have_ = false;
 };
 
-// The seed article's NumPy program (numpy_example.hpp).
+// The article's NumPy program (numpy_example.hpp).
 class NumpyTextModel : public TextModel {
  public:
   std::string kind() const override { return "numpy"; }
