@@ -254,13 +254,13 @@ LayerWalk layer_walk(const Network& net, const NetworkTrace& t, int l) {
   WalkStep* s = step(StepKind::norm, "norm_attn", {kLayerInput}, &T.norm_attn.y);
   s->norm = &T.norm_attn;
   s->params = &L.norm_attn;
-  step(StepKind::attention, "attention", {0}, &T.attn.output);        // pass A2
-  step(StepKind::add, "residual_attn", {kLayerInput, 1}, &T.mid);     // pass A3
-  s = step(StepKind::norm, "norm_ffn", {2}, &T.norm_ffn.y);           // pass F1
+  step(StepKind::attention, "attention", {0}, &T.attn.output);     // pass A2
+  step(StepKind::add, "residual_attn", {kLayerInput, 1}, &T.mid);  // pass A3
+  s = step(StepKind::norm, "norm_ffn", {2}, &T.norm_ffn.y);        // pass F1
   s->norm = &T.norm_ffn;
   s->params = &L.norm_ffn;
   step(StepKind::feed_forward, "feed_forward", {3}, &T.ffn_out)->hidden = &T.hidden;  // pass F2
-  step(StepKind::add, "residual_ffn", {2, 4}, &T.output);             // pass F3
+  step(StepKind::add, "residual_ffn", {2, 4}, &T.output);                             // pass F3
   w.attention_input = 0;
   return w;
 }

@@ -103,10 +103,10 @@ constexpr int kLayerInput = -1;
 
 struct WalkStep {
   StepKind kind = StepKind::add;
-  const char* name = "";          // "norm_attn", "attention", "residual_attn", "norm_ffn", ...
-  std::vector<int> from;          // the steps it reads, in order (add: the two it sums)
-  const Matrix* out = nullptr;    // n x d_model
-  const NormTrace* norm = nullptr;        // norm: the row statistics
+  const char* name = "";            // "norm_attn", "attention", "residual_attn", "norm_ffn", ...
+  std::vector<int> from;            // the steps it reads, in order (add: the two it sums)
+  const Matrix* out = nullptr;      // n x d_model
+  const NormTrace* norm = nullptr;  // norm: the row statistics
   const LayerNormParams* params = nullptr;  // norm: gain and bias
   const Matrix* hidden = nullptr;           // feed_forward: relu(U W_1 + b_1), n x d_ff
 };

@@ -307,8 +307,7 @@ TEST_CASE("layer_walk: every step recomputes from the steps it reads, layer to l
             CHECK(st.norm->std[i] == doctest::Approx(std::sqrt(var + ap::kLayerNormEps)));
             for (Eigen::Index j = 0; j < a.cols(); ++j)
               CHECK((*st.out)(i, j) == doctest::Approx((a(i, j) - st.norm->mean[i]) /
-                                                           st.norm->std[i] *
-                                                           st.params->gain(0, j) +
+                                                           st.norm->std[i] * st.params->gain(0, j) +
                                                        st.params->bias(0, j))
                                            .epsilon(1e-4));
           }
