@@ -1,7 +1,7 @@
 // support.js: what the playground needs from the browser, per way of running it, and the message a
-// browser lacking something shows instead of a blank widget. The one home of the list: README's
-// "Browser support" table is checked against it (tests/node/support.test.mjs). Feature tests
-// only, no polyfills. Written for old browsers too: it must run where the rest cannot.
+// browser lacking something shows instead of a blank widget. The one home of the list: the
+// "Browser support" table of docs/embedding.md is checked against it (tests/node/support.test.mjs).
+// Feature tests only, no polyfills. Written for old browsers too: it must run where the rest cannot.
 import { pickLang } from './lang.js';
 
 // The smallest modules that use an instruction of each WebAssembly extension the core is built

@@ -1,6 +1,6 @@
-// support.test.mjs: README's "Browser support" table says what web/support.js checks (the one home
-// of the feature list): the same features, kinds and first versions, and the summary sentence
-// names the versions that run everything.
+// support.test.mjs: the "Browser support" table of docs/embedding.md says what web/support.js
+// checks (the one home of the feature list): the same features, kinds and first versions, and the
+// summary sentence names the versions that run everything.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,10 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { FEATURES, KINDS, minimumVersions, missingFeatures } from '../../web/support.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('## Browser support'));
+const doc = fs.readFileSync(path.join(root, 'docs/embedding.md'), 'utf8');
+const start = doc.indexOf('## Browser support');
+const section = doc.slice(start);
 
-test("README's browser table is support.js's feature list", () => {
+test("docs/embedding.md's browser table is support.js's feature list", () => {
+  assert.ok(start >= 0, 'docs/embedding.md has a "## Browser support" section');
   const rows = [
     ...section.matchAll(/^\| .*\(`(\w+)`\) \| ([\w, ]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$/gm),
   ];
