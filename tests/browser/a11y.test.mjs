@@ -10,6 +10,7 @@ import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { newPage, setup, teardown, gotoStage, webDir } from './harness.mjs';
 import { STAGES, parse, coreSettings } from '../../web/state.js';
+import { taughtSentence } from '../../web/views/taught.js';
 import { fmt, pct, rowOf } from '../../web/views/format.js';
 
 after(teardown);
@@ -229,7 +230,10 @@ test('the live region narrates each step with the numbers of the trace', async (
       });
     })(),
     mask: tr.config.causal ? null : say('narr.maskOff', { tok: labels[q] }),
-    softmax: say('narr.softmax', { tok: labels[q], p: pct(w[best(w)]), key: labels[best(w)] }),
+    // the first sentence about where head 1 looks says whether it was taught to look there
+    softmax:
+      say('narr.softmax', { tok: labels[q], p: pct(w[best(w)]), key: labels[best(w)] }) +
+      taughtSentence(say, r, 0),
     mix: say('narr.mix', {
       tok: labels[q],
       a: labels[order[0]],
@@ -259,7 +263,10 @@ test('the live region narrates each step with the numbers of the trace', async (
     if (expect[id]) assert.equal(text, expect[id], id);
     else assert.ok(text.length > 0, `${id} is narrated`);
   }
-  assert.match(expect.softmax, /^Query 它 gives \d+(\.\d)?% of its attention to .+\.$/);
+  assert.match(
+    expect.softmax,
+    /^Query 它 gives \d+(\.\d)?% of its attention to .+\. \(Head 1 was taught where to look\.\)$/,
+  );
   assert.deepEqual(errors, []);
   await context.close();
 });

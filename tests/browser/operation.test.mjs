@@ -15,6 +15,7 @@ import { newPage, setup, teardown, gotoStage, shot, webDir, shotDir } from './ha
 import { parse, coreSettings } from '../../web/state.js';
 import { fmt, pct, rowOf, colOf } from '../../web/views/format.js';
 import { judge, verdictKey } from '../../web/views/predict.js';
+import { taughtSentence } from '../../web/views/taught.js';
 
 after(teardown);
 
@@ -379,7 +380,7 @@ test("mask: each row's later keys turn into −∞; softmax: exps and weights fr
             tok: tokens[q],
             p: pct(Math.max(...st.weights)),
             key: tokens[st.weights.indexOf(Math.max(...st.weights))],
-          }),
+          }) + taughtSentence(say, tr, 0),
     );
   }
   const exps = await page.$$eval('#stage-body .bval[data-matrix="exps"]', (l) =>
@@ -460,7 +461,8 @@ test("heads: one map per step, then concat and W_O; the learner's shapes next to
     const b = w.indexOf(Math.max(...w));
     assert.equal(
       await page.textContent('#narration'),
-      say('narr.headStep', { tok: tokens[q], h: k, key: tokens[b], p: pct(w[b]) }),
+      say('narr.headStep', { tok: tokens[q], h: k, key: tokens[b], p: pct(w[b]) }) +
+        taughtSentence(say, tr, k - 1),
     );
     assert.equal(await page.$$eval('#stage-body .heads .mblock.current', (l) => l.length), 1);
   }
