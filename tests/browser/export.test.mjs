@@ -59,7 +59,7 @@ const shownWeights = () =>
 test('the NumPy snippet, run with NumPy, gives the same weights as the page', async () => {
   await page.click('[data-export="numpy"]');
   const code = await page.inputValue('#export-numpy');
-  assert.match(code, /^# Attention Playground/);
+  assert.match(code, /^# -\*- coding: utf-8 -\*-\n# Attention Playground/);
   const py = `${code}\nimport json\nprint("JSON" + json.dumps([w.tolist() for w in weights]))\n`;
   const out = execFileSync('/usr/bin/python3', ['-'], { input: py, encoding: 'utf8' });
   const weights = JSON.parse(

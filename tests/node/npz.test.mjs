@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCoreNode } from '../../web/core.js';
 import { Translator } from '../../web/i18n.js';
 import { weightsOf, npzBytes, npzSnippet } from '../../web/views/weights-out.js';
+import { numpySnippet } from '../../web/views/export.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const wasm = path.join(root, 'web/wasm');
@@ -229,6 +230,44 @@ test('a wrong weight in the file or a wrong program is caught', () => {
   );
   const out = runPython('w.npz', npzBytes(core, weights), code);
   assert.ok(compare(out, result).some(([, d]) => d > 1e-5));
+});
+
+// Sentences that would choose the program's encoding if they stood on line 1 or 2 (Python reads a
+// `coding:` comment there): the first made both programs a SyntaxError, the second made them run
+// and print nothing.
+const HOSTILE = [
+  'I like coding: it is fun because it was easy',
+  'coding:cp037 the cat sat on the mat because it was tired',
+  'vim: set fileencoding=latin-1 : 它很开心',
+  '# -*- coding: utf-16 -*- 小猫吃鱼',
+];
+
+test('sentences that look like a coding declaration: both programs still run and give the numbers', () => {
+  for (const text of HOSTILE) {
+    const { code, out, result } = exportAndRun(text, {});
+    const lines = code.split('\n');
+    assert.equal(lines[0], '# -*- coding: utf-8 -*-', text);
+    assert.ok(!lines[1].includes(JSON.stringify(text).slice(1, -1)), `${text}: on line 2`);
+    checkNumbers(out, result);
+    // the NumPy snippet (export.js), run as it is
+    const random = core.trace(text, { model: 'random', heads: 2 });
+    const snippet = numpySnippet(random, text);
+    assert.equal(snippet.split('\n')[0], '# -*- coding: utf-8 -*-', text);
+    const py = `${snippet}\nimport json\nprint("JSON" + json.dumps([w.tolist() for w in weights]))\n`;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-py-'));
+    let printed;
+    try {
+      fs.writeFileSync(path.join(dir, 'program.py'), py);
+      printed = execFileSync('/usr/bin/python3', ['program.py'], { cwd: dir, encoding: 'utf8' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const line = printed.split('\n').find((l) => l.startsWith('JSON'));
+    assert.ok(line, `${text}: the snippet printed no weights`);
+    JSON.parse(line.slice(4)).forEach((w, h) =>
+      assert.ok(worst(w, random.heads[h].weights) < 1e-5, `${text}: head ${h}`),
+    );
+  }
 });
 
 test("the zip's CRC-32 is the core's (zlib's polynomial)", () => {

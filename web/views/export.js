@@ -5,7 +5,7 @@
 import { el } from './dom.js';
 import { fmt } from './format.js';
 import { coreSettings } from '../state.js';
-import { weightsOf, npzBytes, npzSnippet } from './weights-out.js';
+import { weightsOf, npzBytes, npzSnippet, PY_FIRST_LINE } from './weights-out.js';
 
 // the matrix each stage shows, for the picture
 const STAGE_MATRIX = {
@@ -154,7 +154,8 @@ W_Q = ${list('W_Q')}  # per head: d_model x d_k
 W_K = ${list('W_K')}
 W_V = ${list('W_V')}
 W_O = ${pyMatrix(result.W_O)}  # (heads*d_k) x d_model`;
-  return `# Attention Playground: recompute this page's numbers with NumPy (float32).
+  return `${PY_FIRST_LINE}
+# Attention Playground: recompute this page's numbers with NumPy (float32).
 # Sentence: ${pyStr(sentence)}
 # seed=${c.seed} d_model=${c.d_model} heads=${c.heads} d_k=${c.d_k} causal=${c.causal} scale=${c.scale} temperature=${c.temperature}
 # The stages are computed here, one by one, as the page does. Row i = query i, column j = key j.

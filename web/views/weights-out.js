@@ -21,6 +21,10 @@ const LAYER_PARTS = [
   'b_2',
 ];
 const pyStr = (s) => JSON.stringify(s); // a JSON string is a valid Python string literal
+/** The first line of every exported program. Python reads an encoding from a `coding:` comment
+ *  on line 1 or 2, so line 1 names UTF-8 and the learner's sentence comes after line 2: a
+ *  sentence like "coding: it is fun" must not choose the file's encoding. */
+export const PY_FIRST_LINE = '# -*- coding: utf-8 -*-';
 const pyBool = (b) => (b ? 'True' : 'False');
 // full float32 precision: 9 significant digits read back to the same float32
 const num9 = (v) => String(Number(Number(v).toPrecision(9)));
@@ -60,9 +64,10 @@ export function npzBytes(core, weights) {
 export function npzSnippet({ result, sentence, weights, file, t }) {
   const c = result.config;
   const trained = Boolean(result.layers);
-  const head = `# ${t('npz.py.title')}
-# ${t('npz.py.sentence')} ${pyStr(sentence)}
+  const head = `${PY_FIRST_LINE}
+# ${t('npz.py.title')}
 # ${t('npz.py.orient')}
+# ${t('npz.py.sentence')} ${pyStr(sentence)}
 import numpy as np
 
 w = np.load(${pyStr(file)})  # ${t('npz.py.load')}
