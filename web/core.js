@@ -185,6 +185,14 @@ export class Core {
     return { ...this.article };
   }
 
+  /** Throws text_too_long when `text` has more UTF-16 units than the core takes bytes (every
+   *  unit is at least one byte of UTF-8): a check that reads only the length, for a text the page
+   *  has not shown yet. */
+  checkTextLength(text) {
+    if (typeof text === 'string' && text.length > this.lim.max_text_bytes)
+      checkText(text, this.lim.max_text_bytes);
+  }
+
   /** -> {tokens: [text], token_details: [{text, kind, known, byte_begin, byte_end}]} */
   tokenize(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
     checkText(text, this.lim.max_text_bytes);

@@ -2,17 +2,23 @@
 // npm mountPlayground's state, the iframe's messages), read as URL keys through state.js's table.
 // It returns the changes; the wiring (playground.js) applies them. Not the place for the URL
 // rules themselves (state.js) or for the iframe protocol (embed/frame.js).
-import { parse, TABLE, urlKey } from './state.js';
+import { parse, TABLE, urlKey, isUrlKey } from './state.js';
 
 /** Outside options ({sentence|s, seed, heads, ...}, booleans as true or false) -> URL search
- *  params, and `unset`: the keys given as null whose default is "unset" (predict), as null. */
+ *  params, and `unset`: the keys given as null whose default is "unset" (predict), as null.
+ *  Names that are not keys of the table are left out (however many there are). */
 export function optionsParams(options) {
   const params = new URLSearchParams();
   const unset = {};
   for (const [k, v] of Object.entries(options)) {
+    const key = urlKey(k);
+    if (!isUrlKey(key)) continue;
     if (v === null && TABLE.some((e) => e.name === k && e.def === null)) unset[k] = null;
     if (v == null) continue;
-    params.set(urlKey(k), typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+    // a text key is read up to its maxLength: one more character says it was longer (clamped)
+    const max = TABLE.find((e) => e.name === key).maxLength;
+    const value = typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
+    params.set(key, max ? value.slice(0, max + 1) : value);
   }
   return { params, unset };
 }
@@ -38,6 +44,19 @@ export function readOptions(options) {
     step: given.includes('step') ? state.step : null,
     lang: given.includes('lang') ? state.lang : null,
   };
+}
+
+/** An address given from outside (the element's page-url) -> its absolute form, resolved against
+ *  `base` (the host page) when relative; null unless it is http: or https:. Links are made from
+ *  it, and a javascript: or data: address would run script in the host page when clicked. */
+export function webAddress(raw, base) {
+  let u;
+  try {
+    u = new URL(String(raw).trim(), base);
+  } catch {
+    return null;
+  }
+  return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
 }
 
 /** goToStep's argument -> the 1-based step (clamped to the stages), or null when malformed. */

@@ -7,6 +7,7 @@ import { Core, layerView, VERSION, LIMITS } from './core.js';
 import {
   parse,
   serialize,
+  linkSearch,
   clampValue,
   coreSettings,
   pickLang,
@@ -16,7 +17,7 @@ import {
   HIDE_PARTS,
   numpyPreset,
 } from './state.js';
-import { readOptions, readStep } from './outside-api.js';
+import { readOptions, readStep, webAddress } from './outside-api.js';
 import { Player } from './player.js';
 import { Walkthrough } from './views/walkthrough.js';
 import { PlayerBar } from './views/player-bar.js';
@@ -63,8 +64,10 @@ class App {
     this.host = ctx.host;
     this.options = ctx.options;
     this.translator = translator;
-    // every language shown so far: going back to one fetches nothing (the hosted page fetches
-    // each language's strings, strings.js), and works offline
+    // every language asked for so far, as its Translator or the promise of it: going back to one
+    // fetches nothing (the hosted page fetches each language's strings, strings.js), and works
+    // offline
+    /** @type {Map<string, any>} */
     this.translators = new Map([[translator.lang, translator]]);
     const t = (key, params) => this.translator.t(key, params);
     this.t = t;
@@ -285,7 +288,7 @@ class App {
       stage: STAGES[this.state.step - 1],
       appVersion: VERSION, // the project's; `version` in the iframe protocol is the protocol's
     });
-    this.changedAs = serialize(this.state); // from now on every change of the state is an event
+    this.changedAs = this.stateKey(); // from now on every change of the state is an event
   }
 
   // ---- state changes ----
@@ -348,21 +351,29 @@ class App {
   }
 
   async setLang(lang) {
-    let translator = this.translators.get(lang);
-    if (!translator) {
-      try {
-        translator = await this.options.translatorFor(lang);
-      } catch {
-        // the hosted page fetches a language's strings when it is first shown (strings.js);
-        // offline it cannot
-        this.input.showMessages([
-          ...(this.messages ?? []),
-          { kind: 'notice', text: this.translator.t('notice.langUnavailable') },
-        ]);
-        return;
-      }
-      this.translators.set(lang, translator);
+    // the last language asked for wins; each language's strings are fetched once, however often
+    // it is asked for (a fetch still under way is shared)
+    this.langWanted = lang;
+    let pending = this.translators.get(lang);
+    if (!pending) {
+      pending = this.options.translatorFor(lang);
+      this.translators.set(lang, pending);
     }
+    let translator;
+    try {
+      translator = await pending;
+    } catch {
+      this.translators.delete(lang); // asked again later (back online), it is fetched again
+      if (this.langWanted !== lang) return;
+      // the hosted page fetches a language's strings when it is first shown (strings.js);
+      // offline it cannot
+      this.input.showMessages([
+        ...(this.messages ?? []),
+        { kind: 'notice', text: this.translator.t('notice.langUnavailable') },
+      ]);
+      return;
+    }
+    if (this.langWanted !== lang || this.translator === translator) return;
     this.translator = translator;
     // a new function for the new language: views that keep what they drew in one language
     // compare their t with the one they are given, and draw again when it differs
@@ -409,7 +420,7 @@ class App {
   applyAbout() {
     const version = this.$('app-version');
     if (version) version.textContent = this.t('app.version', { version: VERSION });
-    const base = this.options.pageUrl || location.href;
+    const base = this.options.pageUrl;
     const licence = this.$('licence-link');
     if (licence) licence.href = new URL('LICENSE.txt', base).href;
     const notices = this.$('notices-link');
@@ -618,12 +629,18 @@ class App {
   // them), after the playground is ready; renders that change nothing say nothing.
   notifyChange() {
     if (this.changedAs === undefined) return;
-    const key = serialize(this.state);
-    if (key === this.changedAs) return;
+    const key = this.stateKey();
+    if (key.rest === this.changedAs.rest && key.s === this.changedAs.s) return;
     this.changedAs = key;
     const state = { ...this.state };
     delete state.parent;
     this.emit('change', { state });
+  }
+
+  // what notifyChange compares: the sentence as it is (it may be long: compared, never encoded)
+  // and the other keys as a link writes them
+  stateKey() {
+    return { s: this.state.s, rest: serialize({ ...this.state, s: '' }) };
   }
 
   /** A copy of what the playground shows, for the embedding page (the element's `trace`): the
@@ -761,7 +778,7 @@ class App {
     if (!this.options.url) return;
     clearTimeout(this.urlTimer);
     const write = () => {
-      const search = `?${serialize(this.state)}`;
+      const search = `?${linkSearch(this.state).search}`;
       if (location.search !== search) history.replaceState(null, '', search + location.hash);
     };
     if (this.typing) {
@@ -834,8 +851,26 @@ class App {
 
   /** From outside (iframe parent, element attributes): a new sentence. */
   setSentence(s) {
-    if (typeof s !== 'string') return;
+    if (typeof s !== 'string' || this.refusedText(s)) return;
     this.setText(s, true); // the core refuses what is too long, with a message
+  }
+
+  // From outside, a text longer than the core takes is refused before it reaches the text box
+  // (laying out a box of megabytes takes the browser minutes); the last good trace stays. A text
+  // the learner pastes is in the box already, and the core refuses it as it runs.
+  refusedText(s) {
+    try {
+      this.core.checkTextLength(s);
+      return false;
+    } catch (/** @type {any} */ e) {
+      if (!e.code) throw e;
+      this.input.showMessages([
+        { kind: 'error', text: this.errorText(e) },
+        { kind: 'notice', text: this.translator.t('notice.lastGood') },
+      ]);
+      this.emit('error', { code: e.code, message: this.errorText(e) });
+      return true;
+    }
   }
 
   /** From outside: go to step (1-based). */
@@ -901,6 +936,23 @@ class App {
   }
 }
 
+// The address the share and licence links are made from: an http(s) one, or a file: one when this
+// page is itself a file (the single file opened from disk); anything else (javascript:, data:)
+// would run script in the page that shows the link, and this page's own address is used instead.
+function linkBase(pageUrl) {
+  const own = location.href.split(/[?#]/)[0];
+  if (!pageUrl) return own;
+  const web = webAddress(pageUrl, own);
+  if (web) return web;
+  let u;
+  try {
+    u = new URL(pageUrl, own);
+  } catch {
+    return own;
+  }
+  return u.protocol === 'file:' && location.protocol === 'file:' ? u.href : own;
+}
+
 /**
  * Mounts one playground on markup that is already under `root` (index.html's, or the same
  * markup in a shadow root) and starts it.
@@ -913,7 +965,10 @@ class App {
  *   host: element for data-* markers (document.body, or the custom element),
  *   search: the initial state as a URL search string, languages: browser languages,
  *   url: write the state into location (the page only), keyTarget: where shortcuts listen,
- *   pageUrl, embedScriptUrl: for the share snippets and the footer's licence links,
+ *   pageUrl, embedScriptUrl: for the share snippets and the footer's licence links (pageUrl: an
+ *     http(s) address, or this page's own; anything else is replaced by this page's address),
+ *   notices: [{key, problem, raw}] more notices to show with the link's (the element's refused
+ *     page-url),
  *   onEvent(type, detail): ready {step, stage, appVersion}, stepchange {step, stage},
  *     change {state}, error {code, message},
  *   training: {base: the folder holding train-worker.js and wasm/ (the corpus), or corpus: the
@@ -921,7 +976,9 @@ class App {
  * Returns the App (setSentence, goToStep, setOptions, traceSnapshot, destroy).
  */
 export async function mountPlayground(root, options) {
+  options = { ...options, pageUrl: linkBase(options.pageUrl) };
   const parsed = parse(options.search || '');
+  parsed.notices.push(...(options.notices || []));
   parsed.state.lang = pickLang(parsed.state, options.languages || []);
   const translator = options.translator ?? (await options.translatorFor(parsed.state.lang));
   if (translator.lang !== parsed.state.lang) {

@@ -179,6 +179,13 @@ export const TABLE = Object.freeze([
   { name: 'parent', type: 'origin', def: '' }, // the iframe parent allowed to talk to the page
 ]);
 
+const KNOWN = new Set(TABLE.map((e) => e.name));
+const TEXT_ENTRY = TABLE.find((e) => e.name === 's');
+/** The most characters of the sentence a link carries (read or written). */
+export const LINK_TEXT_CHARS = TEXT_ENTRY.maxLength;
+// how much of a name or value from the URL a notice quotes
+const NOTICE_CHARS = 100;
+
 // Each parser returns {value} or {value, problem: 'malformed' | 'clamped'}.
 const PARSERS = {
   text(raw, e) {
@@ -252,6 +259,11 @@ export function urlKey(name) {
   return TABLE.find((e) => e.attr === name)?.name ?? name;
 }
 
+/** Whether a name is one of the table's URL keys. */
+export function isUrlKey(name) {
+  return KNOWN.has(name);
+}
+
 /** The table's defaults as a fresh state object. */
 export function defaults() {
   return Object.fromEntries(TABLE.map((e) => [e.name, e.def]));
@@ -266,13 +278,28 @@ export function parse(search) {
   const params = new URLSearchParams(search);
   const state = defaults();
   const notices = [];
-  const known = new Set(TABLE.map((e) => e.name));
-  for (const key of new Set(params.keys())) {
-    if (!known.has(key)) notices.push({ key, problem: 'unknown', raw: params.get(key), used: '' });
+  // one pass over the pairs (a link may carry any number of them): a known key's first value,
+  // the unknown keys once each
+  const given = new Map();
+  const unknown = new Map();
+  for (const [key, value] of params) {
+    const into = KNOWN.has(key) ? given : unknown;
+    if (!into.has(key)) into.set(key, value);
+  }
+  // one notice for the unknown keys, however many: it names the first
+  if (unknown.size) {
+    const [key, raw] = unknown.entries().next().value;
+    notices.push({
+      key: key.slice(0, NOTICE_CHARS),
+      problem: unknown.size === 1 ? 'unknown' : 'unknownMany',
+      raw: raw.slice(0, NOTICE_CHARS),
+      used: '',
+      count: unknown.size,
+    });
   }
   for (const e of TABLE) {
-    if (!params.has(e.name)) continue;
-    const raw = params.get(e.name);
+    if (!given.has(e.name)) continue;
+    const raw = given.get(e.name);
     const { value, problem } = PARSERS[e.type](raw, e);
     state[e.name] = value;
     if (problem)
@@ -290,6 +317,19 @@ export function serialize(state) {
     params.set(e.name, (WRITERS[e.type] || String)(v));
   }
   return params.toString();
+}
+
+/** The state as a link carries it: the sentence cut to as many characters as a link is read
+ *  with (the `s` key's maxLength, never inside a surrogate pair), the rest as serialize writes it.
+ *  -> {search, shortened: whether the sentence was cut}. The text beyond the cut stays in the
+ *  page; an address of megabytes would be refused by servers (HTTP 414) or dropped by browsers. */
+export function linkSearch(state) {
+  const max = LINK_TEXT_CHARS;
+  const s = state.s;
+  if (typeof s !== 'string' || s.length <= max)
+    return { search: serialize(state), shortened: false };
+  const end = /[\uD800-\uDBFF]/.test(s[max - 1]) ? max - 1 : max;
+  return { search: serialize({ ...state, s: s.slice(0, end) }), shortened: true };
 }
 
 /** Clamp one key to its range (for values coming from controls); returns the clamped value. */

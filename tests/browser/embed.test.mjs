@@ -422,3 +422,177 @@ test('iframe protocol: ready, resize, stepchange, commands from the parent, wron
   );
   await context.close();
 });
+
+// A host page with the element script only; `body` is the elements' markup.
+const HOST = (
+  body,
+) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>host</title>
+<script src="/embed/attention-playground.js" defer></script></head><body>${body}</body></html>`;
+
+test('element page-url: only http(s) addresses make links; anything else falls back with a notice', async () => {
+  const evil = "javascript://x/%0avoid(document.title='PWNED:'+document.domain)//";
+  srv.routes['/t/page-url.html'] = {
+    body: HOST(`<attention-playground id="bad" page-url="${evil}"></attention-playground>
+<attention-playground id="data" page-url="data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;"></attention-playground>
+<attention-playground id="rel" page-url="course/widget/"></attention-playground>`),
+  };
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  await page.goto(`${srv.base}t/page-url.html`);
+  await allReady(page);
+  const links = (id) =>
+    page.evaluate((id) => {
+      const root = document.getElementById(id).shadowRoot;
+      return {
+        licence: root.getElementById('licence-link').href,
+        notices: root.getElementById('notices-link').href,
+        share: root.getElementById('share-link').value,
+        iframe: root.getElementById('share-iframe').value,
+        messages: root.getElementById('messages').textContent,
+      };
+    }, id);
+  const site = new URL('site/', srv.base).href; // the element's own site (AP_TRAIN_BASE)
+  const notice = en['notice.notWebAddress'].replace('{key}', 'page-url');
+  for (const id of ['bad', 'data']) {
+    const got = await links(id);
+    for (const [what, url] of Object.entries(got).filter(([k]) => k !== 'messages'))
+      assert.ok(
+        url.startsWith(site) || url.includes(`src="${site}`),
+        `${id} ${what}: ${url.slice(0, 120)}`,
+      );
+    assert.equal(got.licence, `${site}LICENSE.txt`);
+    assert.ok(got.messages.includes(notice), `${id}: no notice in ${got.messages}`);
+  }
+  // a relative address is resolved against the host page, and is no reason for a notice
+  const rel = await links('rel');
+  assert.equal(rel.licence, new URL('course/widget/LICENSE.txt', `${srv.base}t/`).href);
+  assert.ok(rel.share.startsWith(new URL('course/widget/?', `${srv.base}t/`).href), rel.share);
+  assert.ok(!rel.messages.includes(notice));
+  // clicking the licence link runs nothing in the host page
+  await page.evaluate(() =>
+    document.getElementById('bad').shadowRoot.getElementById('licence-link').click(),
+  );
+  await page.waitForLoadState();
+  assert.ok(!(await page.title().catch(() => '')).startsWith('PWNED'));
+  assert.deepEqual(
+    errors.filter((e) => !e.includes('LICENSE.txt')),
+    [],
+  );
+  await context.close();
+});
+
+test('element: attribute changes and calls made while it loads are applied in order, the last wins', async () => {
+  srv.routes['/t/early.html'] = { body: HOST('') };
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  await page.goto(`${srv.base}t/early.html`);
+  await page.waitForFunction(() => customElements.get('attention-playground'));
+  await page.evaluate(async () => {
+    const make = (id) => {
+      const el = document.createElement('attention-playground');
+      el.id = id;
+      el.setAttribute('sentence', 'The cat sat on the mat.');
+      el.setAttribute('model', 'random');
+      el.setAttribute('heads', '2');
+      document.body.append(el);
+      return el;
+    };
+    const a = make('a');
+    const b = make('b');
+    await new Promise((r) => setTimeout(r, 0)); // the tick after appending: still loading
+    // a: the attribute comes last
+    a.setSentence('小猫吃鱼');
+    a.setOptions({ heads: 1, seed: 5 });
+    a.setAttribute('heads', '4');
+    a.setAttribute('sentence', '我爱你');
+    a.goToStep(3);
+    // b: the call comes last
+    b.setAttribute('sentence', '我爱你');
+    b.setOptions({ sentence: '苹果很好吃', heads: 4 });
+    b.setAttribute('heads', '1');
+    b.setSentence('小猫吃鱼');
+    b.goToStep(5);
+  });
+  await allReady(page);
+  const shown = (id, sentence, heads, stage) =>
+    page.waitForFunction(
+      ([id, sentence, heads, stage]) => {
+        const el = document.getElementById(id);
+        const t = el.trace;
+        return (
+          t && t.sentence === sentence && t.config.heads === heads && el.dataset.stage === stage
+        );
+      },
+      [id, sentence, heads, stage],
+      { timeout: 10000 },
+    );
+  await shown('a', '我爱你', 4, 'project');
+  await shown('b', '小猫吃鱼', 1, 'scale');
+  assert.equal((await page.evaluate(() => document.getElementById('a').trace)).config.seed, '5');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('iframe: floods from the allowed parent are coalesced; a huge sentence is refused at once; change leaves out q', async () => {
+  const port = new URL(srv.base).port;
+  const parentOrigin = `http://127.0.0.1:${port}`;
+  const widget = `http://localhost:${port}/site/?s=${encodeURIComponent('小猫吃鱼，它很开心')}&parent=${encodeURIComponent(parentOrigin)}`;
+  srv.routes['/t/flood.html'] = { body: PARENT(widget) };
+  const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  let zhFetches = 0;
+  page.on('request', (r) => {
+    if (/locales\/zh\.json/.test(r.url())) zhFetches++;
+  });
+  await page.goto(`${parentOrigin}/t/flood.html`);
+  await page.waitForFunction(() => window.got.some((m) => m.type === 'attention-playground:ready'));
+  const frame = () => page.frame({ url: /\/site\// });
+  // change: the state without the text, and without the followed token (the pronoun's index)
+  await page.evaluate(() =>
+    window.send({ type: 'attention-playground:setOptions', options: { seed: 3 } }),
+  );
+  const change = await page
+    .waitForFunction(() => window.got.find((m) => m.type === 'attention-playground:change'))
+    .then((h) => h.jsonValue());
+  assert.equal('s' in change.state, false, 'the text left the iframe');
+  assert.equal('q' in change.state, false, 'the pronoun index left the iframe');
+  // 5,000 goToStep and 300 setOptions({lang: 'zh'}) in one go: the last of each is applied once
+  await page.evaluate(() => {
+    window.got = [];
+    for (let i = 0; i < 5000; i++)
+      window.send({ type: 'attention-playground:goToStep', step: (i % 8) + 1 });
+    for (let i = 0; i < 300; i++)
+      window.send({
+        type: 'attention-playground:setOptions',
+        options: { lang: 'zh', heads: 1 + (i % 2) },
+      });
+    window.send({ type: 'attention-playground:goToStep', step: 9 });
+  });
+  await frame().waitForSelector('body[data-stage="heads"]', { timeout: 20000 });
+  await frame().waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  const steps = await page.evaluate(
+    () => window.got.filter((m) => m.type === 'attention-playground:stepchange').length,
+  );
+  assert.ok(steps <= 20, `${steps} stepchange events for a flood of 5,001 goToStep`);
+  assert.ok(zhFetches <= 1, `locales/zh.json fetched ${zhFetches} times`);
+  // a sentence of 30 million characters: refused with the core's message, the widget keeps going
+  await page.evaluate(() => {
+    window.got = [];
+    window.send({ type: 'attention-playground:setSentence', sentence: 'a'.repeat(3e7) });
+    window.send({ type: 'attention-playground:goToStep', step: 2 });
+  });
+  const failed = await page
+    // (60 MB of UTF-16 cross from the parent's process to the widget's first)
+    .waitForFunction(() => window.got.find((m) => m.type === 'attention-playground:error'), null, {
+      timeout: 60000,
+    })
+    .then((h) => h.jsonValue());
+  assert.equal(failed.code, 'text_too_long');
+  await frame().waitForSelector('body[data-stage="embeddings"]', { timeout: 20000 });
+  assert.ok((await frame().evaluate(() => location.href.length)) < 4000);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -3,7 +3,15 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { newPage, setup, teardown, cells } from './harness.mjs';
-import { parse, serialize, coreSettings, defaults } from '../../web/state.js';
+import {
+  parse,
+  serialize,
+  coreSettings,
+  defaults,
+  TABLE,
+  LINK_TEXT_CHARS,
+} from '../../web/state.js';
+import { readOptions } from '../../web/outside-api.js';
 
 after(teardown);
 
@@ -31,6 +39,47 @@ test('state table: parse and serialize round-trip, bad values become notices', (
     'temp:clamped',
     'zzz:unknown',
   ]);
+});
+
+test('parsing is one pass over the link: 60,000 unknown keys make one notice', () => {
+  const search = `s=hi&${Array.from({ length: 60000 }, (_, i) => `k${i}=${i}`).join('&')}&heads=2`;
+  // URLSearchParams.get scans every pair: asked once per unknown key, parsing was quadratic
+  const proto = URLSearchParams.prototype;
+  const raw = { get: proto.get, has: proto.has, getAll: proto.getAll };
+  let lookups = 0;
+  for (const name of Object.keys(raw))
+    proto[name] = function (...args) {
+      lookups++;
+      return raw[name].apply(this, args);
+    };
+  let parsed;
+  try {
+    parsed = parse(search);
+  } finally {
+    Object.assign(proto, raw);
+  }
+  assert.ok(lookups <= 2 * TABLE.length, `${lookups} lookups by name`);
+  assert.equal(parsed.state.s, 'hi');
+  assert.equal(parsed.state.heads, 2);
+  assert.equal(parsed.notices.length, 1);
+  assert.deepEqual(
+    {
+      key: parsed.notices[0].key,
+      problem: parsed.notices[0].problem,
+      count: parsed.notices[0].count,
+    },
+    { key: 'k0', problem: 'unknownMany', count: 60000 },
+  );
+  // one unknown key: the notice names it, as before
+  assert.deepEqual(
+    parse('zzz=1').notices.map((n) => `${n.key}:${n.problem}`),
+    ['zzz:unknown'],
+  );
+  // setOptions' reading leaves names outside the table out, however many
+  const options = Object.fromEntries(Array.from({ length: 100000 }, (_, i) => [`x${i}`, i]));
+  options.heads = 4;
+  const read = readOptions(options);
+  assert.deepEqual(read.changes, { heads: 4 });
 });
 
 test('a copied link reproduces the same numbers and view', async () => {
@@ -98,4 +147,37 @@ test('a link whose settings the core refuses still shows a page', async () => {
   );
   assert.deepEqual(p.errors, []);
   await p.context.close();
+});
+
+test('the address bar and the share links carry at most the characters a link is read with', async () => {
+  const a = await newPage();
+  await a.open('');
+  // a long paste (every character a word's start: the core refuses it, the page keeps it)
+  const text = '猫'.repeat(LINK_TEXT_CHARS + 3000);
+  await a.page.fill('#text', text);
+  await a.page.waitForFunction(
+    (n) => new URLSearchParams(location.search).get('s')?.length === n,
+    LINK_TEXT_CHARS,
+    { timeout: 10000 },
+  );
+  assert.equal(await a.page.inputValue('#text'), text, 'the text beyond the cut stays in the page');
+  const link = await a.page.inputValue('#share-link');
+  assert.equal(new URL(link).searchParams.get('s'), text.slice(0, LINK_TEXT_CHARS));
+  assert.ok(await a.page.locator('.share-shortened').evaluate((e) => !e.hidden));
+  assert.ok(
+    (await a.page.locator('.share-shortened').textContent()).includes(String(LINK_TEXT_CHARS)),
+  );
+  // never half a surrogate pair at the cut
+  await a.page.fill('#text', `${'a'.repeat(LINK_TEXT_CHARS - 1)}😀tail`);
+  await a.page.waitForFunction(
+    (n) => new URLSearchParams(location.search).get('s')?.length === n,
+    LINK_TEXT_CHARS - 1,
+    { timeout: 10000 },
+  );
+  // a short text: the whole of it, and no note
+  await a.page.fill('#text', '我爱你');
+  await a.page.waitForFunction(() => new URLSearchParams(location.search).get('s') === '我爱你');
+  assert.ok(await a.page.locator('.share-shortened').evaluate((e) => e.hidden));
+  assert.deepEqual(a.errors, []);
+  await a.context.close();
 });

@@ -11,7 +11,9 @@ import { translatorFor } from '../strings.js';
 import { mountPlayground } from '../playground.js';
 import { TABLE, outsideName } from '../state.js';
 import { shadowShell, memo } from './shell.js';
+import { Commands } from './commands.js';
 import { unsupportedMessage, bootFailedMessage } from '../support.js';
+import { webAddress } from '../outside-api.js';
 
 /* global AP_TRAIN_BASE */
 const KEYS = TABLE.filter((e) => e.name !== 'parent');
@@ -47,6 +49,9 @@ export class AttentionPlayground extends HTMLElement {
     this.app = null;
     this.mounting = null;
     this.generation = 0; // bumped by unmount(): a mount still loading then throws its App away
+    // what the element is told before its playground is ready (attribute changes after it began
+    // loading, setSentence, goToStep, setOptions), applied in order once it is: the last wins
+    this.waiting = new Commands();
   }
 
   connectedCallback() {
@@ -74,7 +79,11 @@ export class AttentionPlayground extends HTMLElement {
   async mount(root, params, generation) {
     const unsupported = await unsupportedMessage('element', params.toString(), translatorFor);
     if (unsupported) throw new CoreError('unsupported', unsupported);
-    const pageUrl = this.getAttribute('page-url') || SITE_URL;
+    // page-url: an http(s) address (relative: against the host page); anything else is refused
+    // with a notice and the site's own address is used
+    const given = this.getAttribute('page-url');
+    const pageUrl = given ? webAddress(given, document.baseURI) : SITE_URL;
+    const notices = pageUrl ? [] : [{ key: 'page-url', problem: 'notWebAddress', raw: given }];
     const module = await sharedModule();
     if (generation !== this.generation) return; // removed while the module loaded
     const app = await mountPlayground(root, {
@@ -85,13 +94,18 @@ export class AttentionPlayground extends HTMLElement {
       languages: navigator.languages,
       url: false,
       keyTarget: root,
-      pageUrl,
+      pageUrl: pageUrl || SITE_URL,
+      notices,
       embedScriptUrl: SCRIPT_URL,
       training: { base: SITE_URL },
       onEvent: (type, detail) => this.fire(type, detail),
     });
-    if (generation === this.generation) this.app = app;
-    else app.destroy(); // removed while it mounted
+    if (generation !== this.generation) {
+      app.destroy(); // removed while it mounted
+      return;
+    }
+    this.app = app;
+    this.waiting.applyTo(app);
   }
 
   // Events come out of the element and bubble, all but `error`: an `error` reaching window would
@@ -101,10 +115,12 @@ export class AttentionPlayground extends HTMLElement {
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles, composed: bubbles }));
   }
 
+  // Before connectedCallback the attributes are read as they are when it runs; after, a change
+  // goes to the playground, or waits for it while it loads.
   attributeChangedCallback(attr, old, value) {
-    if (!this.app || old === value) return;
+    if (!this.mounting || old === value) return;
     const entry = ENTRY_OF[attr];
-    this.app.setOptions({ [entry.name]: value == null ? entry.def : urlValue(entry, value) });
+    this.setOptions({ [entry.name]: value == null ? entry.def : urlValue(entry, value) });
   }
 
   // Removed for good (still out of the document once the current task's microtasks run): free the
@@ -120,17 +136,21 @@ export class AttentionPlayground extends HTMLElement {
     this.app?.destroy();
     this.app = null;
     this.mounting = null;
+    this.waiting = new Commands();
     this.shadowRoot.replaceChildren();
   }
 
   setSentence(s) {
-    this.app && this.app.setSentence(s);
+    if (this.app) this.app.setSentence(s);
+    else this.waiting.setSentence(s);
   }
   goToStep(step) {
-    this.app && this.app.goToStep(step);
+    if (this.app) this.app.goToStep(step);
+    else this.waiting.goToStep(step);
   }
   setOptions(o) {
-    this.app && this.app.setOptions(o);
+    if (this.app) this.app.setOptions(o);
+    else this.waiting.setOptions(o);
   }
   get ready() {
     return this.mounting || Promise.resolve();

@@ -1,10 +1,14 @@
 // frame.js: the iframe side of the embedding protocol (README, "Embedding"). It tells the parent
 // window `ready`, `resize` {height}, `stepchange` {step, stage}, `change` {state, without the
-// sentence} and `error` {code, message}, and obeys `setSentence`,
+// sentence and the followed token} and `error` {code, message}, and obeys `setSentence`,
 // `goToStep` and `setOptions` — only from the parent window at the allowed origin (the `parent`
 // URL key, else this page's own origin). Everything else — another window or origin, another
 // protocol version, an unknown type or a malformed field — is ignored and counted
-// (body[data-ignored-messages]). No DOM beyond measuring the body's height.
+// (body[data-ignored-messages]). What the parent says is merged key by key (embed/commands.js)
+// and applied once per task after the messages already sent: a flood of goToStep or setOptions
+// costs one update, and what waits is never more than one entry per key. No DOM beyond measuring
+// the body's height.
+import { Commands } from './commands.js';
 
 export const PREFIX = 'attention-playground:';
 export const VERSION = 1;
@@ -30,25 +34,36 @@ export function connectParent(win, parentOrigin) {
   const doc = win.document;
   if (!origin || origin === 'null') return null; // file:// without `parent`: nobody to talk to
   let app = null;
-  const queue = [];
+  const waiting = new Commands();
+  /** @type {any} */
+  let flushTimer = 0;
   let ignored = 0;
   let lastHeight = 0;
 
   const post = (type, detail = {}) =>
     win.parent.postMessage({ ...detail, type: PREFIX + type, version: VERSION }, origin);
   // The learner's text stays in the frame (README, "What the parent learns"): `change` carries
-  // the state without it (a typed edit still sends a `change`, with the other keys unchanged).
+  // the state without it, and without the followed token q, whose index (at first the first
+  // pronoun's) says where in the text a pronoun is. A typed edit still sends a `change`, with
+  // the other keys unchanged.
   const send = (type, detail = {}) => {
     if (type !== 'change') return post(type, detail);
     const state = { ...detail.state };
     delete state.s;
+    delete state.q;
     return post(type, { state });
   };
 
+  // applied in a task of its own, queued behind the messages the parent has already sent
+  const flush = () => {
+    flushTimer = 0;
+    if (app) waiting.applyTo(app);
+  };
   const handle = (type, data) => {
-    if (type === 'setSentence') app.setSentence(data.sentence);
-    else if (type === 'goToStep') app.goToStep(data.step);
-    else if (type === 'setOptions') app.setOptions(data.options);
+    if (type === 'setSentence') waiting.setSentence(data.sentence);
+    else if (type === 'goToStep') waiting.goToStep(data.step);
+    else if (type === 'setOptions') waiting.setOptions(data.options);
+    if (app && !flushTimer) flushTimer = setTimeout(flush, 0);
   };
 
   win.addEventListener('message', (e) => {
@@ -65,8 +80,7 @@ export function connectParent(win, parentOrigin) {
       doc.body.dataset.ignoredMessages = String(ignored);
       return;
     }
-    if (app) handle(type, data);
-    else queue.push([type, data]);
+    handle(type, data);
   });
 
   const measure = () => {
@@ -81,7 +95,7 @@ export function connectParent(win, parentOrigin) {
     send,
     attach(a) {
       app = a;
-      for (const [type, data] of queue.splice(0)) handle(type, data);
+      waiting.applyTo(app);
       new ResizeObserver(measure).observe(doc.body);
       measure();
     },

@@ -3,7 +3,7 @@
 // shareLinks with its state. Not the place for URL rules (state.js) or the iframe protocol
 // (embed/).
 import { el } from './dom.js';
-import { serialize, TABLE, outsideName } from '../state.js';
+import { linkSearch, TABLE, outsideName, LINK_TEXT_CHARS } from '../state.js';
 
 const KINDS = ['link', 'iframe', 'element'];
 
@@ -18,6 +18,11 @@ export class ShareView {
     this.t = t;
     this.fields = {};
     this.status = el('p', { class: 'hint share-status', role: 'status', 'aria-live': 'polite' });
+    // the sentence is longer than a link carries: the links hold its beginning only
+    this.shortened = el('p', {
+      class: 'hint share-shortened',
+      text: t('share.shortened', { max: LINK_TEXT_CHARS }),
+    });
     const rows = KINDS.map((kind) => {
       const id = `share-${kind}`;
       const box = el('textarea', {
@@ -41,12 +46,13 @@ export class ShareView {
         }),
       ]);
     });
-    this.root.replaceChildren(...rows, this.status);
+    this.root.replaceChildren(this.shortened, ...rows, this.status);
     this.update();
   }
 
   update() {
     const links = this.links();
+    this.shortened.hidden = !links.shortened;
     for (const kind of KINDS)
       if (this.fields[kind].value !== links[kind]) this.fields[kind].value = links[kind];
   }
@@ -67,11 +73,13 @@ export class ShareView {
   }
 }
 
-/** The state as a link, an iframe snippet and an element snippet: {link, iframe, element}.
- *  pageUrl: the hosted page; embedScriptUrl: the element's script; title: the iframe's title. */
+/** The state as a link, an iframe snippet and an element snippet: {link, iframe, element,
+ *  shortened}. The sentence is cut as the address bar's is (state.js linkSearch); shortened says
+ *  so. pageUrl: the hosted page; embedScriptUrl: the element's script; title: the iframe's title. */
 export function shareLinks(state, { pageUrl, embedScriptUrl, title }) {
-  const shared = { ...state, parent: '' };
-  const link = `${pageUrl}?${serialize(shared)}`;
+  const { search, shortened } = linkSearch({ ...state, parent: '' });
+  const shared = { ...state, parent: '', s: new URLSearchParams(search).get('s') ?? state.s };
+  const link = `${pageUrl}?${search}`;
   const attrs = TABLE.filter(
     (e) =>
       e.name !== 'parent' &&
@@ -85,6 +93,7 @@ export function shareLinks(state, { pageUrl, embedScriptUrl, title }) {
   const quoted = escapeAttr(title);
   return {
     link,
+    shortened,
     iframe: `<iframe src="${escapeAttr(link)}" title="${quoted}" width="100%" height="720" loading="lazy" style="border:0"></iframe>`,
     element: `<script src="${escapeAttr(embedScriptUrl)}" defer></script>\n<attention-playground ${attrs.join(' ')}></attention-playground>`,
   };
