@@ -221,15 +221,24 @@ DotSteps dot_steps(const RowVector& q, const RowVector& k) {
   require_vector_length(k.size(), "k");
   if (q.size() != k.size() || q.size() < 1)
     throw Error("shape_mismatch", "q and k must have the same, non-zero length");
+  if (!q.allFinite() || !k.allFinite())
+    throw Error("non_finite", "q and k must be finite numbers (no NaN or infinity)");
   DotSteps d;
   d.products = q.cwiseProduct(k);
   d.dot = d.products.sum();
-  d.norm_q = q.norm();
-  d.norm_k = k.norm();
-  const float denom = d.norm_q * d.norm_k;
-  d.cosine = denom > 0.0f ? std::max(-1.0f, std::min(1.0f, d.dot / denom)) : 0.0f;
+  // stableNorm: |q| is finite whenever q is, where the sum of squares would overflow first
+  d.norm_q = q.stableNorm();
+  d.norm_k = k.stableNorm();
+  // divided one norm at a time: their product can overflow where the cosine does not
+  d.cosine = d.norm_q > 0.0f && d.norm_k > 0.0f
+                 ? std::max(-1.0f, std::min(1.0f, d.dot / d.norm_q / d.norm_k))
+                 : 0.0f;
   d.angle_degrees = std::acos(d.cosine) * 57.29577951308232f;
   d.scaled = d.dot / std::sqrt(static_cast<float>(q.size()));
+  // a product or their sum beyond float32 (about 3.4e38) is refused, as attend refuses a score
+  if (!d.products.allFinite() || !std::isfinite(d.dot) || !std::isfinite(d.norm_q) ||
+      !std::isfinite(d.norm_k))
+    throw Error("overflow", "q . k grew beyond float32 range (about 3.4e38): use smaller numbers");
   return d;
 }
 

@@ -515,6 +515,21 @@ TEST_CASE("dot_steps: products, dot, cosine, angle, scaled") {
     CHECK(z.angle_degrees == doctest::Approx(90.0));
     CHECK(std::isfinite(z.angle_degrees));
   }
+  SUBCASE("beyond float32: overflow, never infinity; huge but finite inputs still work") {
+    RowVector a(2), b(2);
+    a << 2e38f, 2e38f;
+    b << 1.0f, 1.0f;  // the sum of the products overflows
+    CHECK(ap_test::code_of([&] { ap::dot_steps(a, b); }) == "overflow");
+    b << 2.0f, 0.0f;  // one product overflows
+    CHECK(ap_test::code_of([&] { ap::dot_steps(a, b); }) == "overflow");
+    b << 1e-38f, 1e-38f;  // |q| |k| would overflow as a product of norms; each is finite
+    const ap::DotSteps d = ap::dot_steps(a, b);
+    CHECK(std::isfinite(d.norm_q));
+    CHECK(d.cosine == doctest::Approx(1.0));
+    CHECK(d.dot == doctest::Approx(4.0));
+    a << std::numeric_limits<float>::infinity(), 1.0f;
+    CHECK(ap_test::code_of([&] { ap::dot_steps(a, b); }) == "non_finite");
+  }
   SUBCASE("agrees with the attend scores cell by cell") {
     ap::AttentionOptions o;
     o.heads = 2;

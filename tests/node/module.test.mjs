@@ -335,6 +335,9 @@ test('errors come back as CoreError codes, and the module keeps working', () => 
       'shape_mismatch',
     ],
     [() => core.softmaxSteps([1, NaN]), 'non_finite'],
+    // near float32's largest (3.4e38), q . k overflows: an error, never Infinity
+    [() => core.dotSteps([3e38, 3e38], [1, 1]), 'overflow'],
+    [() => core.dotSteps([3e38], [1.5]), 'overflow'],
   ];
   for (const [fn, code] of bad) {
     assert.throws(
