@@ -132,41 +132,60 @@ class Reader {
     pos_ += len;
     return s;
   }
-  // version 4: rows scales, then rows x cols int8 values
+  // The bytes of a rows x cols matrix in this format: version 4 (int8) has rows half scales, then
+  // rows x cols int8 values; version 3 has rows x cols halves.
+  static std::uint64_t matrix_bytes(std::uint32_t version, std::uint64_t rows, std::uint64_t cols) {
+    return version == kModelFormatVersion ? rows * 2u + rows * cols : rows * cols * 2u;
+  }
+  // Checks a matrix's values where they lie and steps over them, allocating nothing: the reader
+  // looks at every value (and the checksum) before it makes any matrix.
+  void check_matrix(std::uint32_t version, Eigen::Index rows, Eigen::Index cols, const char* what) {
+    const auto r64 = static_cast<std::uint64_t>(rows), c64 = static_cast<std::uint64_t>(cols);
+    need(matrix_bytes(version, r64, c64), what);
+    if (version != kModelFormatVersion) {
+      for (std::uint64_t k = 0; k < r64 * c64; ++k)
+        if (!std::isfinite(half_to_float(u16_unchecked())))
+          throw Error("model_invalid",
+                      std::string("the model file holds NaN or infinity in ") + what);
+      return;
+    }
+    for (std::uint64_t k = 0; k < r64; ++k) check_scale(u16_unchecked(), what);
+    for (std::uint64_t k = 0; k < r64 * c64; ++k)
+      if (static_cast<unsigned char>(b_[pos_++]) == 0x80u)
+        throw Error("model_invalid",
+                    std::string("the model file is invalid: ") + what + " holds the int8 -128");
+  }
+  // version 4: rows scales, then rows x cols int8 values (checked by check_matrix)
   Matrix matrix_int8(Eigen::Index rows, Eigen::Index cols, const char* what) {
     const auto r64 = static_cast<std::uint64_t>(rows), c64 = static_cast<std::uint64_t>(cols);
     need(r64 * 2u + r64 * c64, what);
     std::vector<float> scale(static_cast<std::size_t>(rows));
-    for (float& s : scale) {
-      const std::uint16_t h = u16_unchecked();
-      s = half_to_float(h);
-      if (!std::isfinite(s))
-        throw Error("model_invalid",
-                    std::string("the model file holds NaN or infinity in ") + what);
-      if ((h & 0x8000u) != 0 || h < kSmallestScale)
-        throw Error("model_invalid", std::string("the model file is invalid: a scale of ") + what +
-                                         " is below the smallest the format allows");
-    }
+    for (float& s : scale) s = check_scale(u16_unchecked(), what);
     Matrix m(rows, cols);
     for (Eigen::Index r = 0; r < rows; ++r)
       for (Eigen::Index c = 0; c < cols; ++c) {
         const auto q = static_cast<std::int8_t>(static_cast<unsigned char>(b_[pos_++]));
-        if (q == -128)
-          throw Error("model_invalid",
-                      std::string("the model file is invalid: ") + what + " holds the int8 -128");
         m(r, c) = scale[static_cast<std::size_t>(r)] * static_cast<float>(q);
       }
     return m;
   }
-  // version 3: rows x cols halves
+  // version 3: rows x cols halves (checked by check_matrix)
   Matrix matrix_half(Eigen::Index rows, Eigen::Index cols, const char* what) {
     need(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * 2u, what);
     Matrix m(rows, cols);
     for (Eigen::Index r = 0; r < rows; ++r)
       for (Eigen::Index c = 0; c < cols; ++c) m(r, c) = half_to_float(u16_unchecked());
-    if (!m.allFinite())
-      throw Error("model_invalid", std::string("the model file holds NaN or infinity in ") + what);
     return m;
+  }
+  // an int8 row's scale: a finite half, positive and at least the smallest the format allows
+  static float check_scale(std::uint16_t h, const char* what) {
+    const float s = half_to_float(h);
+    if (!std::isfinite(s))
+      throw Error("model_invalid", std::string("the model file holds NaN or infinity in ") + what);
+    if ((h & 0x8000u) != 0 || h < kSmallestScale)
+      throw Error("model_invalid", std::string("the model file is invalid: a scale of ") + what +
+                                       " is below the smallest the format allows");
+    return s;
   }
   // two bytes the caller has checked are there (need)
   std::uint16_t u16_unchecked() {
@@ -180,6 +199,7 @@ class Reader {
     pos_ += k;
   }
   std::size_t pos() const { return pos_; }
+  void seek(std::size_t pos) { pos_ = pos; }
 
  private:
   std::string_view b_;
@@ -291,6 +311,19 @@ TrainedModel load_model(std::string_view bytes) {
   const std::uint32_t d_ff = r.u32("d_ff"), layers = r.u32("layers");
   const std::uint32_t vocab = r.u32("vocab_size"), buckets = r.u32("unknown_buckets");
   check_dims(d_model, heads, d_k, d_ff, layers, vocab, buckets);
+  // The header's shape says how many bytes the rest of the file holds at least: the info count,
+  // each word's length, each head note's role length and count, E, every parameter and the
+  // checksum. A header claiming a large network in a small file is refused here, before any of
+  // it is allocated.
+  const std::vector<ParameterShape> shapes =
+      parameter_shapes(static_cast<int>(d_model), static_cast<int>(heads), static_cast<int>(d_k),
+                       static_cast<int>(d_ff), static_cast<int>(layers));
+  std::uint64_t least = 4u + 4u * std::uint64_t{vocab} + 8u * std::uint64_t{heads} * layers +
+                        Reader::matrix_bytes(version, vocab, d_model) + 4u;
+  for (const ParameterShape& p : shapes)
+    least += Reader::matrix_bytes(version, static_cast<std::uint64_t>(p.rows),
+                                  static_cast<std::uint64_t>(p.cols));
+  r.need(least, "the model's parameters");
   const std::uint32_t n_info = r.u32("the info count");
   if (n_info > kMaxInfo) throw Error("model_corrupt", "the model file is corrupt: info count");
   for (std::uint32_t k = 0; k < n_info; ++k) {
@@ -320,11 +353,10 @@ TrainedModel load_model(std::string_view bytes) {
     }
     m.notes.push_back(std::move(n));
   }
-  m.E = matrix(vocab, d_model, "E");
-  m.net = shaped_network(static_cast<int>(d_model), static_cast<int>(heads), static_cast<int>(d_k),
-                         static_cast<int>(d_ff), static_cast<int>(layers));
-  for (auto& p : parameters(m.net))
-    *p.second = matrix(p.second->rows(), p.second->cols(), p.first.c_str());
+  // every value, the file's end and its checksum are checked before any matrix is made
+  const std::size_t matrices = r.pos();
+  r.check_matrix(version, vocab, d_model, "E");
+  for (const ParameterShape& p : shapes) r.check_matrix(version, p.rows, p.cols, p.name.c_str());
   const std::size_t body = r.pos();
   const std::uint32_t stored = r.u32("the checksum");
   if (r.pos() != bytes.size())
@@ -334,6 +366,12 @@ TrainedModel load_model(std::string_view bytes) {
     throw Error("model_corrupt",
                 "the model file is corrupt (its checksum does not match): copy it again or "
                 "retrain with model/train");
+  r.seek(matrices);
+  m.E = matrix(vocab, d_model, "E");
+  m.net = shaped_network(static_cast<int>(d_model), static_cast<int>(heads), static_cast<int>(d_k),
+                         static_cast<int>(d_ff), static_cast<int>(layers));
+  for (auto& p : parameters(m.net))
+    *p.second = matrix(p.second->rows(), p.second->cols(), p.first.c_str());
   return m;
 }
 

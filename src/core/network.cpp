@@ -140,6 +140,31 @@ std::vector<std::pair<std::string, const Matrix*>> parameters(const Network& net
   return list<const Network, const Matrix*>(net);
 }
 
+std::vector<ParameterShape> parameter_shapes(int d_model, int heads, int d_k, int d_ff,
+                                             int layers) {
+  check_network_shape(d_model, heads, d_k, d_ff, layers);
+  const Eigen::Index d = d_model, hd = static_cast<Eigen::Index>(heads) * d_k, ff = d_ff;
+  std::vector<ParameterShape> out;
+  for (int l = 0; l < layers; ++l) {  // as list() walks a Layer
+    const std::string p = "layer" + std::to_string(l + 1) + ".";
+    out.push_back({p + "norm_attn.gain", 1, d});
+    out.push_back({p + "norm_attn.bias", 1, d});
+    out.push_back({p + "W_Q", d, hd});
+    out.push_back({p + "W_K", d, hd});
+    out.push_back({p + "W_V", d, hd});
+    out.push_back({p + "W_O", hd, d});
+    out.push_back({p + "norm_ffn.gain", 1, d});
+    out.push_back({p + "norm_ffn.bias", 1, d});
+    out.push_back({p + "W_1", d, ff});
+    out.push_back({p + "b_1", 1, ff});
+    out.push_back({p + "W_2", ff, d});
+    out.push_back({p + "b_2", 1, d});
+  }
+  out.push_back({"out.gain", 1, d});
+  out.push_back({"out.bias", 1, d});
+  return out;
+}
+
 Network zeros_like(const Network& net) {
   Network z = net;
   for (auto& p : parameters(z)) p.second->setZero();

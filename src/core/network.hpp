@@ -62,6 +62,14 @@ Network init_network(int d_model, int heads, int d_k, int d_ff, int layers, std:
 // the optimiser and the gradient checks all walk this list.
 std::vector<std::pair<std::string, Matrix*>> parameters(Network& net);
 std::vector<std::pair<std::string, const Matrix*>> parameters(const Network& net);
+// The name, rows and columns of every parameter of a network of this shape, in the order of
+// parameters(Network), without making the network: a model file's reader checks that the file
+// holds every parameter's bytes before it allocates any of them.
+struct ParameterShape {
+  std::string name;
+  Eigen::Index rows, cols;
+};
+std::vector<ParameterShape> parameter_shapes(int d_model, int heads, int d_k, int d_ff, int layers);
 // The same structure with every parameter zero (a gradient accumulator).
 Network zeros_like(const Network& net);
 

@@ -246,6 +246,25 @@ expect_capped "attend a 1 GB sparse file" $null "more than 67108864 bytes" atten
 expect_capped "trace --model /dev/zero" $null "larger than" trace x --model /dev/zero
 expect_capped "trace --model a 1 GB sparse file" $null "larger than" trace x --model "$tmp/sparse.bin"
 rm -f "$tmp/sparse.bin"
+# a model file whose header claims about 100 million parameters in 3 KB (v4) or 5 KB (v3)
+# (scripts/gen_crafted_models.py): refused from its header, before the network is allocated. Its
+# peak resident memory is held to a normal trace's plus 16 MiB.
+peak_mib() {
+  "$py" -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], capture_output=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$@"
+}
+normal=$(peak_mib "$qkv" trace x)
+for v in v4 v3; do
+  crafted="$here/../fuzz/corpus/model_file/regress-header-claims-100m-parameters-$v"
+  expect_capped "trace --model crafted $v" $null "the model's parameters" trace x --model "$crafted"
+  peak=$(peak_mib "$qkv" trace x --model "$crafted")
+  if ((peak <= normal + 16)); then
+    pass
+  else
+    fail "trace --model crafted $v: peak memory $peak MiB, a normal trace $normal MiB"
+  fi
+done
 # within the per-flag limits, heads x d_k is capped (16 x 1024 would need gigabytes)
 expect_capped "--heads 16 --d-k 1024" $null "heads x d_k" trace x --model random --d-model 1024 --heads 16 --d-k 1024
 expect_capped "empty text with huge flags" $null "heads x d_k" trace "" --model random --d-model 1024 --heads 16 --d-k 1024

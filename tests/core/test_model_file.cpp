@@ -677,6 +677,25 @@ TEST_CASE("load_model: strings that are not UTF-8 are model_invalid at load time
   }
 }
 
+TEST_CASE("load_model: a header claiming more parameters than the file holds is refused first") {
+  // scripts/gen_crafted_models.py: about 3 KB (v4) and 5 KB (v3) whose header claims about 100
+  // million parameters; the reader must refuse them from the header's shape, before it reads the
+  // vocabulary or makes E or the network (the module's budget test and the CLI test measure the
+  // memory this costs)
+  const std::string dir = std::string(AP_FUZZ_CORPUS_DIR) + "/model_file/";
+  for (const char* name :
+       {"regress-header-claims-100m-parameters-v4", "regress-header-claims-100m-parameters-v3"}) {
+    CAPTURE(name);
+    const std::string bytes = read_file(dir + name);
+    CHECK(bytes.size() < 8 * 1024);
+    CHECK_THROWS_WITH_AS(ap::load_model(bytes),
+                         doctest::Contains("while reading the model's parameters"), ap::Error);
+    CHECK(code_of(bytes) == "model_truncated");
+  }
+  // the fuzzer's starting file is a good model
+  CHECK(code_of(read_file(dir + "small-v4")) == "");
+}
+
 TEST_CASE("load_model: sizes beyond the limits are refused before reading or allocating") {
   CHECK(code_of(std::string(ap::kMaxModelBytes + 1, 'A')) == "model_too_large");
   // heads x d_k over kMaxHeadWidth: load_model checks the shape it reads with the same rule

@@ -4,6 +4,7 @@
 // its own; what the residual stream and the read-out mean; the parameter list's order and shapes.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -339,4 +340,22 @@ TEST_CASE("layer_walk: every step recomputes from the steps it reads, layer to l
   }
   CHECK_THROWS_AS(ap::layer_walk(net, t, 3), ap::Error);
   CHECK(std::string(ap::to_string(ap::StepKind::feed_forward)) == "feed_forward");
+}
+
+TEST_CASE("parameter_shapes: the names and shapes of parameters(Network), without a network") {
+  for (const auto& [d_model, heads, d_k, d_ff, layers] :
+       {std::array<int, 5>{4, 2, 3, 5, 2}, std::array<int, 5>{8, 1, 8, 16, 1},
+        std::array<int, 5>{6, 3, 2, 7, 3}}) {
+    const ap::Network net = ap::init_network(d_model, heads, d_k, d_ff, layers, 1);
+    const auto have = ap::parameters(net);
+    const auto shapes = ap::parameter_shapes(d_model, heads, d_k, d_ff, layers);
+    REQUIRE(shapes.size() == have.size());
+    for (std::size_t k = 0; k < have.size(); ++k) {
+      CAPTURE(have[k].first);
+      CHECK(shapes[k].name == have[k].first);
+      CHECK(shapes[k].rows == have[k].second->rows());
+      CHECK(shapes[k].cols == have[k].second->cols());
+    }
+  }
+  CHECK(ap_test::code_of([] { ap::parameter_shapes(4, 2, 3, 5, 0); }) == "model_invalid");
 }

@@ -151,6 +151,34 @@ test('oversized arguments are refused before any copy: memory stays within the b
   assert.ok(heapBytes(core) <= MEMORY_BUDGET);
 });
 
+// scripts/gen_crafted_models.py: about 3 KB (v4) and 5 KB (v3) whose header claims about 100
+// million parameters. The reader must refuse them from the header before it allocates the
+// network: the module's memory stays where a fresh module's is.
+test('crafted model files claiming a huge network are refused without growing wasm memory', async () => {
+  const corpus = path.join(root, 'tests/fuzz/corpus/model_file');
+  for (const name of [
+    'regress-header-claims-100m-parameters-v4',
+    'regress-header-claims-100m-parameters-v3',
+  ]) {
+    const bytes = new Uint8Array(fs.readFileSync(path.join(corpus, name)));
+    assert.ok(bytes.length < 8 * 1024, `${name}: ${bytes.length} bytes`);
+    const core = await loadCoreNode(wasmDir); // a fresh module: its memory as a page starts
+    const session = new core.module.Session();
+    const fresh = heapBytes(core);
+    const e = refused(
+      () => core.setCustomModel(bytes),
+      'model_truncated',
+      `Core.setCustomModel(${name})`,
+    );
+    assert.match(e.message, /the model's parameters/);
+    refused(() => session.setCustomModel(bytes), 'model_truncated', `setCustomModel(${name})`);
+    console.log(`${name}: ${bytes.length} bytes; wasm memory ${fresh} -> ${heapBytes(core)} bytes`);
+    assert.equal(heapBytes(core), fresh, `${name}: wasm memory grew from ${fresh} bytes`);
+    assert.equal(core.trace('小猫吃鱼，它很开心').tokens.length, 7);
+    session.delete();
+  }
+});
+
 test("Core refuses an oversized text itself, with the core's limit, before calling the module", async () => {
   const core = await loadCoreNode(wasmDir);
   const m = core.module;
