@@ -60,7 +60,8 @@ export async function elementManifest(web) {
   attributes.push({
     name: 'page-url',
     type: { text: 'string' },
-    description: 'the full page the share links open (default: the site next to the script)',
+    description:
+      'the page the share and licence links open: an http(s) address, relative to the host page or absolute; anything else is refused with a notice (default: the site next to the script)',
   });
   const method = (name, params, description) => ({
     kind: 'method',
