@@ -145,6 +145,9 @@ export class Core {
   models(): { name: string; fixes: string[] }[];
   /** What the seed article's NumPy program runs with (model 'numpy'). */
   numpyArticle(): { seed: string; n: number; d_model: number; d_k: number };
+  /** Throws `text_too_long` when `text` has more UTF-16 units than the core takes bytes: a check
+   *  that reads only the length. */
+  checkTextLength(text: string): void;
   tokenize(text: string, maxTokens?: number): { tokens: string[]; token_details: TokenDetail[] };
   /** Pronouns with two or more earlier nouns of one kind. */
   sameKindCandidates(
