@@ -53,6 +53,10 @@ const PANELS = [FormulaPanel];
 const FRAME_MS = 16;
 const MIN_PAUSE_MS = 120;
 
+// while the learner types, the panels below the walkthrough and the URL wait for the keys to pause
+// this long (App.schedulePanels, App.writeUrl)
+const TYPING_PAUSE_MS = 300;
+
 // the player's moves that bring the stage into view (not typing's 'refresh', nor 'speed')
 const FOLLOW = new Set(['stage', 'step', 'scrub', 'frame', 'play']);
 
@@ -526,50 +530,28 @@ class App {
     if (this.state.q < 0) {
       this.state.q = defaultFocus(this.result.token_details);
     }
-    if (this.state.q > tr.config.n - 1) {
+    // a value past the trace's last becomes `used` (the last, or what stands for it), with a
+    // notice when the value came from the URL
+    const clamp = (key, last, used = last) => {
+      if (!(this.state[key] > last)) return;
       if (fromUrl)
         messages.push({
           kind: 'notice',
           text: this.translator.t('notice.clamped', {
-            key: 'q',
-            raw: this.state.q,
-            used: tr.config.n - 1,
+            key,
+            raw: this.state[key],
+            used: last,
             min: 0,
-            max: tr.config.n - 1,
+            max: last,
           }),
         });
-      this.state.q = tr.config.n - 1;
-    }
-    if (this.state.head > tr.config.heads - 1) {
-      if (fromUrl)
-        messages.push({
-          kind: 'notice',
-          text: this.translator.t('notice.clamped', {
-            key: 'head',
-            raw: this.state.head,
-            used: tr.config.heads - 1,
-            min: 0,
-            max: tr.config.heads - 1,
-          }),
-        });
-      this.state.head = tr.config.heads - 1;
-    }
+      this.state[key] = used;
+    };
+    clamp('q', tr.config.n - 1);
+    clamp('head', tr.config.heads - 1);
     // layer: 0-based; the last layer is written -1, so a link keeps meaning "the last" across models
     const layers = tr.model ? tr.model.layers : 1;
-    if (this.state.layer > layers - 1) {
-      if (fromUrl)
-        messages.push({
-          kind: 'notice',
-          text: this.translator.t('notice.clamped', {
-            key: 'layer',
-            raw: this.state.layer,
-            used: layers - 1,
-            min: 0,
-            max: layers - 1,
-          }),
-        });
-      this.state.layer = -1;
-    }
+    clamp('layer', layers - 1, -1);
     if (this.state.layer === layers - 1) this.state.layer = -1;
   }
 
@@ -662,11 +644,11 @@ class App {
   }
 
   // Panels sit below the walkthrough: they are updated after the walkthrough has painted, so
-  // typing never waits for them, and while the learner types only once typing pauses (300 ms):
+  // typing never waits for them, and while the learner types only once the keys pause:
   // rebuilding them per keystroke made enough garbage for collector pauses inside keystrokes.
   schedulePanels() {
     clearTimeout(this.panelTimer);
-    const typing = this.typedAt && performance.now() - this.typedAt < 300;
+    const typing = this.typedAt && performance.now() - this.typedAt < TYPING_PAUSE_MS;
     this.panelTimer = setTimeout(
       () => {
         this.panelTimer = 0;
@@ -674,7 +656,7 @@ class App {
         for (const p of this.panels) this.later.refresh(p, { result, state: { ...this.state } });
         this.markSettled();
       },
-      typing ? 300 : 30,
+      typing ? TYPING_PAUSE_MS : 30,
     );
     this.markSettled();
   }
@@ -773,7 +755,7 @@ class App {
   }
 
   // history.replaceState costs ~25 ms with a long sentence in the URL (measured in Chromium), so
-  // while the learner types it waits for a 300 ms pause; every other change writes at once.
+  // while the learner types it waits for the keys to pause; every other change writes at once.
   writeUrl() {
     if (!this.options.url) return;
     clearTimeout(this.urlTimer);
@@ -783,7 +765,7 @@ class App {
     };
     if (this.typing) {
       this.typing = false;
-      this.urlTimer = setTimeout(write, 300);
+      this.urlTimer = setTimeout(write, TYPING_PAUSE_MS);
     } else {
       write();
     }
