@@ -6,7 +6,7 @@ import { el, setText, says, setSays } from './dom.js';
 import { pct, rowOf } from './format.js';
 import { matrixBlock, MatrixTable, keyCols, keyRows } from './matrix-table.js';
 import { headTaught, taughtSentence, withMark } from './taught.js';
-import { matrixView, refreshStage } from './heatmap.js';
+import { matrixView, refreshStage, tokenMapView } from './heatmap.js';
 import { HeadShapes } from './head-shapes.js';
 
 const COMPACT = 4; // columns of concat, W_O and output (and rows of W_O) shown before "… n more"
@@ -33,20 +33,12 @@ export class HeadsStage {
       (_, c) => `h${Math.floor(c / tr.config.d_k) + 1}.${(c % tr.config.d_k) + 1}`,
     );
     return {
-      heads: tr.heads.map((hd, h) => [
-        hd.weights,
-        {
-          t,
-          name: 'weights',
-          head: h,
-          tokenRows: true,
-          rowLabels: labels,
-          colLabels: labels,
-          corner: 'q \\ k',
+      heads: tr.heads.map((_, h) =>
+        tokenMapView(t, tr, h, 'weights', {
           weight: true,
           window: { cols: keyCols(), rows: keyRows() },
-        },
-      ]),
+        }),
+      ),
       concat: [
         tr.concat,
         {

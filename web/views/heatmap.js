@@ -5,7 +5,7 @@
 // with matrixView(). Drawing only: the numbers are shown as given, never computed here.
 import { el, setText } from './dom.js';
 import { fmt, maxAbsFinite } from './format.js';
-import { MatrixTable } from './matrix-table.js';
+import { MatrixTable, keyCols } from './matrix-table.js';
 
 /** Above this many tokens a matrix with a row per token (o.tokenRows) is drawn as a heatmap, and
  *  so is any matrix this many rows and columns (d_model 64 x d_k 64 weights). Above it a table is
@@ -26,6 +26,41 @@ export function useHeatmap(m, o = {}) {
  *  tokenRows (a row per token). */
 export function matrixView(m, o) {
   return useHeatmap(m, o) ? new Heatmap(m, o) : new MatrixTable(m, o);
+}
+
+/**
+ * matrixView's arguments for one head's n × n map of a trace (row = query i, column = key j): its
+ * matrix `name` with the tokens on both sides and a window of keyCols() key columns. `more` adds
+ * to those options or replaces them (weight, extra, a window with rows, onSelect).
+ * @param {(key: string, vars?: object) => string} t
+ * @param {import('../../types/index.js').Trace} result
+ * @param {number} head
+ * @param {'scores' | 'scaled' | 'masked' | 'weights'} name
+ * @param {object} [more]
+ * @returns {[import('../../types/index.js').Matrix, Record<string, any>]}
+ */
+export function tokenMapView(t, result, head, name, more = {}) {
+  const labels = result.tokens;
+  return [
+    result.heads[head][name],
+    {
+      t,
+      name,
+      head,
+      tokenRows: true,
+      rowLabels: labels,
+      colLabels: labels,
+      corner: 'q \\ k',
+      window: { cols: keyCols() },
+      ...more,
+    },
+  ];
+}
+
+/** The steps of a stage that walks a map row by row (one per query) and then comes back to the
+ *  followed row: n + 1. */
+export function rowSteps(model) {
+  return model.result.config.n + 1;
 }
 
 /**

@@ -4,8 +4,8 @@
 // through unchanged, and the stage says so.
 import { el, setText, writeOnce, replay } from './dom.js';
 import { fmt, rowOf } from './format.js';
-import { matrixBlock, keyCols, StripWindow } from './matrix-table.js';
-import { matrixView, refreshStage } from './heatmap.js';
+import { matrixBlock, StripWindow } from './matrix-table.js';
+import { matrixView, refreshStage, rowSteps, tokenMapView } from './heatmap.js';
 
 export class MaskStage {
   constructor(root, ctx) {
@@ -16,25 +16,11 @@ export class MaskStage {
 
   // one step per row, then the followed row again
   units(model) {
-    return model.result.config.n + 1;
+    return rowSteps(model);
   }
 
   view(model) {
-    const h = model.state.head;
-    const labels = model.result.tokens;
-    return [
-      model.result.heads[h].masked,
-      {
-        t: this.ctx.t,
-        name: 'masked',
-        head: h,
-        tokenRows: true,
-        rowLabels: labels,
-        colLabels: labels,
-        corner: 'q \\ k',
-        window: { cols: keyCols() },
-      },
-    ];
+    return tokenMapView(this.ctx.t, model.result, model.state.head, 'masked');
   }
 
   update(model) {

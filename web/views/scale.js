@@ -5,10 +5,10 @@
 // stage says so and draws one row, not two identical ones. The √d_k experiment sits below.
 import { el, svg, setText, writeOnce, says, setSays, replay } from './dom.js';
 import { fmt, pct, rowOf } from './format.js';
-import { matrixBlock, keyCols } from './matrix-table.js';
+import { matrixBlock } from './matrix-table.js';
 import { BarList } from './readouts.js';
 import { veil } from './veil.js';
-import { matrixView, refreshStage } from './heatmap.js';
+import { matrixView, refreshStage, rowSteps, tokenMapView } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 
 const LW = 600; // number line width (viewBox units)
@@ -25,25 +25,11 @@ export class ScaleStage {
 
   // one step per row, then the followed row again with its softmax either way
   units(model) {
-    return model.result.config.n + 1;
+    return rowSteps(model);
   }
 
   view(model) {
-    const h = model.state.head;
-    const labels = model.result.tokens;
-    return [
-      model.result.heads[h].scaled,
-      {
-        t: this.ctx.t,
-        name: 'scaled',
-        head: h,
-        tokenRows: true,
-        rowLabels: labels,
-        colLabels: labels,
-        corner: 'q \\ k',
-        window: { cols: keyCols() },
-      },
-    ];
+    return tokenMapView(this.ctx.t, model.result, model.state.head, 'scaled');
   }
 
   update(model) {

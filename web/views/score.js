@@ -6,7 +6,7 @@
 import { el, svg, writeOnce, says, setSays, replay } from './dom.js';
 import { fmt, rowOf } from './format.js';
 import { matrixBlock, keyCols, keyRows } from './matrix-table.js';
-import { matrixView, refreshStage } from './heatmap.js';
+import { matrixView, refreshStage, rowSteps, tokenMapView } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 
 const COMPACT = 8; // dimensions shown in the operation before "… n more" (toggle for all)
@@ -37,7 +37,7 @@ export class ScoreStage {
 
   // one step per key of the followed row, then one for the rest of the matrix
   units(model) {
-    return model.result.config.n + 1;
+    return rowSteps(model);
   }
 
   // the matrices shown, as matrixView's arguments (render builds them, update refreshes them)
@@ -75,24 +75,14 @@ export class ScoreStage {
           window: { cols: COMPACT },
         },
       ],
-      [
-        head.scores,
-        {
-          t,
-          name: 'scores',
-          head: h,
-          tokenRows: true,
-          rowLabels: labels,
-          colLabels: labels,
-          corner: 'q \\ k',
-          window: { cols: keyCols(), rows: keyRows() },
-          onSelect: (i, j) => {
-            this.sel = [i, j];
-            this.show(this.k);
-            this.ctx.actions.announce(this.narrate(this.k));
-          },
+      tokenMapView(t, tr, h, 'scores', {
+        window: { cols: keyCols(), rows: keyRows() },
+        onSelect: (i, j) => {
+          this.sel = [i, j];
+          this.show(this.k);
+          this.ctx.actions.announce(this.narrate(this.k));
         },
-      ],
+      }),
     ];
   }
 

@@ -5,9 +5,9 @@
 // each row's sum, which is 1. The softmax lab sits below.
 import { el, setText, writeOnce } from './dom.js';
 import { fmt, pct, rowOf } from './format.js';
-import { wholeMatrix, matrixBlock, keyCols, StripWindow } from './matrix-table.js';
+import { wholeMatrix, matrixBlock, StripWindow } from './matrix-table.js';
 import { BarList } from './readouts.js';
-import { matrixView, refreshStage } from './heatmap.js';
+import { matrixView, refreshStage, tokenMapView } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 import { Predict } from './predict.js';
 import { taughtSentence } from './taught.js';
@@ -32,27 +32,15 @@ export class SoftmaxStage {
     const tr = model.result;
     const h = model.state.head;
     const head = tr.heads[h];
-    const labels = model.result.tokens;
     // row sums: a check on what is shown, not part of the computation
     const sums = new Float64Array(tr.config.n);
     const w = head.weights.data;
     for (let r = 0, i = 0; r < tr.config.n; r++)
       for (let c = 0; c < tr.config.n; c++, i++) sums[r] += w[i]; // no row views
-    return [
-      head.weights,
-      {
-        t: this.ctx.t,
-        name: 'weights',
-        head: h,
-        tokenRows: true,
-        rowLabels: labels,
-        colLabels: labels,
-        corner: 'q \\ k',
-        window: { cols: keyCols() },
-        weight: true,
-        extra: { title: 'Σ', values: sums, name: 'rowsum' },
-      },
-    ];
+    return tokenMapView(this.ctx.t, tr, h, 'weights', {
+      weight: true,
+      extra: { title: 'Σ', values: sums, name: 'rowsum' },
+    });
   }
 
   update(model) {
