@@ -98,6 +98,14 @@ export interface Limits {
   max_matrix_side: number;
   max_seed: string;
   models: string[];
+  /** a training run in the page: steps a multiple of `chunk`, from `chunk` to `max_steps` */
+  training: {
+    chunk: number;
+    default_steps: number;
+    max_steps: number;
+    batch: number;
+    seed: number;
+  };
   [field: string]: unknown;
 }
 

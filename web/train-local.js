@@ -6,7 +6,6 @@
 // here: a module of the core trains (module.Trainer, the core's trainer).
 
 const SLICE_MS = 8; // training time per slice before the page gets the thread back
-const CHUNK = 20; // steps per progress report, as the worker's chunks
 const BYTES_EVERY = 3; // chunks between model snapshots, as the worker's
 
 /** The error codes of the protocol's {type: 'error', code}: a thrown value's code, or `fallback`. */
@@ -26,6 +25,7 @@ export class LocalTrainer {
     this.job = { trainer: null, target: 0, step: 0, chunks: 0, paused: false, generation: 0 };
     this.sum = 0; // loss summed over the steps of the current chunk
     this.inChunk = 0;
+    this.chunk = 1; // steps per progress report (start() reads the core's)
     this.lr = 0; // the learning rate of the last step
     /** @type {any} the pending slice's timer */
     this.timer = 0;
@@ -61,14 +61,16 @@ export class LocalTrainer {
     const trainer = new module.Trainer();
     this.job.trainer = trainer;
     const r = trainer.start(corpus, {
-      seed: msg.seed ?? 1,
+      seed: msg.seed,
       steps: msg.steps,
-      batch: msg.batch ?? 32,
+      batch: msg.batch,
     });
     if (!r.ok) {
       this.fail(r.error.code, r.error.message);
       return;
     }
+    // as the worker's chunks
+    this.chunk = module.limits().training.chunk;
     Object.assign(this.job, { target: msg.steps, step: 0, chunks: 0, paused: false });
     this.sum = 0;
     this.inChunk = 0;
@@ -107,8 +109,8 @@ export class LocalTrainer {
       this.sum += r.loss;
       this.inChunk++;
       this.lr = r.learning_rate;
-    } while (this.inChunk < CHUNK && job.step < job.target && performance.now() < until);
-    if (this.inChunk === CHUNK || job.step >= job.target) {
+    } while (this.inChunk < this.chunk && job.step < job.target && performance.now() < until);
+    if (this.inChunk === this.chunk || job.step >= job.target) {
       const loss = this.sum / this.inChunk;
       this.sum = 0;
       this.inChunk = 0;

@@ -23,19 +23,20 @@
  */
 const worker = /** @type {WorkerScope} */ (/** @type {unknown} */ (self));
 
-const CHUNK = 20; // steps per Trainer.step call: a pause answers within one chunk
 const BYTES_EVERY = 3; // chunks between model snapshots sent to the page (it re-traces each)
 
 // trainer: this worker's module.Trainer (deleted when a new run starts). timer: the one pending
 // loop() call, or 0. There is never more than one, so 'resume' after 'pause' (any number of
 // times, back to back) continues the same loop instead of starting another.
-/** @type {{module: any, trainer: any, corpus: any, target: number, step: number, chunks: number, paused: boolean, generation: number, timer: any}} */
+// chunk: steps per Trainer.step call, so a pause answers within one (the core's limits().training)
+/** @type {{module: any, trainer: any, corpus: any, target: number, step: number, chunk: number, chunks: number, paused: boolean, generation: number, timer: any}} */
 const job = {
   module: null,
   trainer: null,
   corpus: null,
   target: 0,
   step: 0,
+  chunk: 1,
   chunks: 0,
   paused: false,
   generation: 0,
@@ -101,7 +102,7 @@ function schedule(generation) {
 
 function loop(generation) {
   if (generation !== job.generation || job.paused || job.step >= job.target) return;
-  const r = job.trainer.step(Math.min(CHUNK, job.target - job.step));
+  const r = job.trainer.step(Math.min(job.chunk, job.target - job.step));
   if (!r.ok) {
     fail(r.error.code, r.error.message);
     return;
@@ -134,15 +135,21 @@ async function start(msg) {
   job.trainer?.delete();
   job.trainer = new module.Trainer();
   const r = job.trainer.start(corpus, {
-    seed: msg.seed ?? 1,
+    seed: msg.seed,
     steps: msg.steps,
-    batch: msg.batch ?? 32,
+    batch: msg.batch,
   });
   if (!r.ok) {
     fail(r.error.code, r.error.message);
     return;
   }
-  Object.assign(job, { target: msg.steps, step: 0, chunks: 0, paused: false });
+  Object.assign(job, {
+    target: msg.steps,
+    step: 0,
+    chunk: module.limits().training.chunk,
+    chunks: 0,
+    paused: false,
+  });
   worker.postMessage({ type: 'started', examples: r.examples, steps: r.steps });
   sendModel(); // step 0: the random starting point, before any learning
   clearTimeout(job.timer); // a loop of an earlier start ends here

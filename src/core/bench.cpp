@@ -121,7 +121,7 @@ double forward_flops(int n, int d_model, int heads) {
 
 std::vector<double> bench_forward(int n, int d_model, int heads, int iterations) {
   const Matrix X = random_matrix(n, d_model, 1234);
-  const Weights w = random_weights(d_model, heads, d_model / heads, 42, false);
+  const Weights w = random_weights(d_model, heads, d_model / heads, Settings{}.seed, false);
   const AttentionOptions opt = bench_options(n, heads);
   g_sink = forward_once(X, w, opt);  // warm-up: heap, caches, JIT tiers
   std::vector<double> ms;
@@ -137,7 +137,7 @@ std::vector<double> bench_forward(int n, int d_model, int heads, int iterations)
 std::vector<double> bench_train_step(int n, int d_model, int heads, int iterations) {
   const Matrix X = random_matrix(n, d_model, 1234);
   const Matrix dOut = random_matrix(n, d_model, 99);
-  const Weights w = random_weights(d_model, heads, d_model / heads, 42, false);
+  const Weights w = random_weights(d_model, heads, d_model / heads, Settings{}.seed, false);
   const AttentionOptions opt = bench_options(n, heads);
   g_sink = train_step_once(X, w, opt, dOut);
   std::vector<double> ms;

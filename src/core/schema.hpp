@@ -22,15 +22,19 @@
 #include <utility>
 #include <vector>
 
+#include "ambiguity.hpp"
 #include "attention.hpp"
 #include "explain.hpp"
 #include "hf_model.hpp"
 #include "inference.hpp"
 #include "model.hpp"
 #include "model_file.hpp"
+#include "network.hpp"
 #include "numpy_example.hpp"
 #include "session.hpp"
 #include "tokenizer.hpp"
+#include "trainer.hpp"
+#include "weight_arrays.hpp"
 
 namespace ap::schema {
 
@@ -75,6 +79,15 @@ template <class W>
 typename W::Node settings(const W& w, Settings s) {
   typename W::Node o = w.object();
   settings_fields(s, [&](const char* key, const auto& field) { put_setting(w, o, key, field); });
+  return o;
+}
+
+// The settings a trace uses for every field left out, and the model it uses (the first of
+// kModels): {d_model, ..., max_tokens, model}.
+template <class W>
+typename W::Node defaults(const W& w) {
+  typename W::Node o = settings(w, Settings{});
+  put(w, o, "model", kModels[0].name);
   return o;
 }
 
@@ -398,6 +411,112 @@ void write_models(const W& w, typename W::Node& o) {
   put(w, a, "d_model", kNumpyArticle.d_model);
   put(w, a, "d_k", kNumpyArticle.d_k);
   w.set(o, "numpy_article", std::move(a));
+}
+
+// The core's limits, by name: the page's controls and argument checks read them (limits() in the
+// module, web/wasm/core-facts.mjs). The seed's limit is a decimal string (Uint64).
+template <class W>
+void write_limits(const W& w, typename W::Node& o) {
+  put(w, o, "max_tokens", kMaxTokensLimit);
+  put(w, o, "default_max_tokens", kDefaultMaxTokens);
+  put(w, o, "max_d_model", kMaxDModel);
+  put(w, o, "max_heads", kMaxHeads);
+  put(w, o, "max_layers", kMaxLayers);
+  put(w, o, "max_temperature", kMaxTemperature);
+  put(w, o, "max_text_bytes", static_cast<double>(kMaxTextBytes));
+  put(w, o, "max_head_width", kMaxHeadWidth);
+  put(w, o, "max_attention_cells", static_cast<double>(kMaxAttentionCells));
+  put(w, o, "max_scores", kMaxSequence);
+  put(w, o, "max_vector_length", kMaxVectorLength);
+  put(w, o, "max_model_bytes", static_cast<double>(kMaxModelBytes));
+  put(w, o, "max_matrix_side", kMaxMatrixSide);
+  put(w, o, "max_seed", Uint64{kMaxSeed});
+  typename W::Node models = w.array();
+  for (const ModelKind& k : kModels) w.push(models, w.value(k.name));
+  w.set(o, "models", std::move(models));
+  const PageTraining train;
+  typename W::Node t = w.object();
+  put(w, t, "chunk", train.chunk);
+  put(w, t, "default_steps", train.default_steps);
+  put(w, t, "max_steps", train.max_steps);
+  put(w, t, "batch", train.batch);
+  put(w, t, "seed", static_cast<std::int64_t>(train.seed));
+  w.set(o, "training", std::move(t));
+}
+
+// The sqrt(d_k) experiment for one d_k (explain.hpp's ScaleDemo): {d_k, keys, rows, sqrt_d_k,
+// dots, mean, spread, spread_scaled, top_raw, top_scaled, range, hist_raw, hist_scaled}.
+template <class W>
+void write_scale_demo(const W& w, typename W::Node& o, const ScaleDemo& d) {
+  put(w, o, "d_k", d.d_k);
+  put(w, o, "keys", d.keys);
+  put(w, o, "rows", d.rows);
+  put(w, o, "sqrt_d_k", d.sqrt_d_k);
+  w.set(o, "dots", w.row(d.dots));
+  put(w, o, "mean", d.mean);
+  put(w, o, "spread", d.spread);
+  put(w, o, "spread_scaled", d.spread_scaled);
+  put(w, o, "top_raw", d.top_raw);
+  put(w, o, "top_scaled", d.top_scaled);
+  put(w, o, "range", d.range);
+  const auto counts = [&](const std::vector<int>& hist) {
+    typename W::Node a = w.array();
+    for (int count : hist) w.push(a, w.value(count));
+    return a;
+  };
+  w.set(o, "hist_raw", counts(d.hist_raw));
+  w.set(o, "hist_scaled", counts(d.hist_scaled));
+}
+
+// The d_k values of the sqrt(d_k) experiment and the published model shapes (explain.hpp):
+// {scale_demo_dks, reference_shapes: [{name, heads, d_k, d_model}]}.
+template <class W>
+void write_explain_facts(const W& w, typename W::Node& o) {
+  typename W::Node dks = w.array();
+  for (int d_k : scale_demo_dks()) w.push(dks, w.value(d_k));
+  w.set(o, "scale_demo_dks", std::move(dks));
+  typename W::Node shapes = w.array();
+  for (const ModelShape& m : reference_shapes()) {
+    typename W::Node x = w.object();
+    put(w, x, "name", m.name);
+    put(w, x, "heads", m.heads);
+    put(w, x, "d_k", m.d_k);
+    put(w, x, "d_model", m.d_model);
+    w.push(shapes, std::move(x));
+  }
+  w.set(o, "reference_shapes", std::move(shapes));
+}
+
+// Pronouns with two or more earlier nouns of one kind (ambiguity.hpp): "same_kind": [{pronoun,
+// category, candidates: [token index, ...]}].
+template <class W>
+void write_same_kind(const W& w, typename W::Node& o, const std::vector<SameKindCandidates>& list) {
+  typename W::Node all = w.array();
+  for (const SameKindCandidates& c : list) {
+    typename W::Node e = w.object();
+    put(w, e, "pronoun", static_cast<int>(c.pronoun));
+    put(w, e, "category", c.category);
+    typename W::Node candidates = w.array();
+    for (std::size_t j : c.candidates) w.push(candidates, w.value(static_cast<int>(j)));
+    w.set(e, "candidates", std::move(candidates));
+    w.push(all, std::move(e));
+  }
+  w.set(o, "same_kind", std::move(all));
+}
+
+// The weights a trace uses, by name (weight_arrays.hpp): "arrays": [the writer's matrix node with
+// a "name"], "layer_norm_eps" (the epsilon every LayerNorm of a trained model adds). Only for a
+// writer whose matrix node is an object (the module's {rows, cols, data}).
+template <class W>
+void write_weight_arrays(const W& w, typename W::Node& o, const std::vector<NamedMatrix>& arrays) {
+  typename W::Node list = w.array();
+  for (const NamedMatrix& a : arrays) {
+    typename W::Node e = w.matrix(a.second);
+    put(w, e, "name", a.first);
+    w.push(list, std::move(e));
+  }
+  w.set(o, "arrays", std::move(list));
+  put(w, o, "layer_norm_eps", kLayerNormEps);
 }
 
 // One row's softmax, step by step: {input, max, shifted, exps, sum, weights}.

@@ -75,6 +75,18 @@ struct TrainConfig {
 // Throws ap::Error("bad_train_config") naming the first bad field.
 void validate(const TrainConfig& c);
 
+// A run of the trainer in the page (web/views/train.js, the training worker): a whole number of
+// steps, a multiple of `chunk` (the steps between progress reports; a pause answers within one)
+// from `chunk` up to the shipped model's TrainConfig::steps; the control starts at
+// `default_steps`. The batch and the seed are TrainConfig's.
+struct PageTraining {
+  int chunk = 20;
+  int default_steps = 1500;
+  int max_steps = TrainConfig{}.steps;
+  int batch = TrainConfig{}.batch;
+  std::uint64_t seed = TrainConfig{}.seed;
+};
+
 // One example as a training step sees it: any word may become an unknown word, referent or not,
 // so that "unknown" says nothing about being the answer (the answer then names the <unk:k> row);
 // a Chinese word becomes one unknown row per character (e.width), as the tokenizer splits a word

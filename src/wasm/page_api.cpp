@@ -56,19 +56,9 @@ val js_tokenize(const val& text, const val& max_tokens) {
 val js_same_kind(const val& text, const val& max_tokens) {
   return guarded([&] {
     const int cap = static_cast<int>(int_arg(max_tokens, "max_tokens", 1, kMaxTokensLimit));
-    val list = val::array();
-    for (const SameKindCandidates& c :
-         same_kind_candidates(tokenize(text_from(text), default_lexicon(), cap))) {
-      val e = val::object();
-      e.set(js_name("pronoun"), static_cast<int>(c.pronoun));
-      e.set(js_name("category"), c.category);
-      val js = val::array();
-      for (std::size_t j : c.candidates) js.call<void>("push", static_cast<int>(j));
-      e.set(js_name("candidates"), js);
-      list.call<void>("push", e);
-    }
     val o = ok();
-    o.set(js_name("same_kind"), list);
+    schema::write_same_kind(
+        JsWriter{}, o, same_kind_candidates(tokenize(text_from(text), default_lexicon(), cap)));
     return o;
   });
 }
@@ -216,15 +206,8 @@ val JsSession::weight_arrays(const val& text_v, const val& settings) {
     const std::string name = model_name(settings);
     const TrainedModel* m = nullptr;
     const TextTrace t = session_.trace(text, settings_from(settings), name, &m);
-    val list = val::array();
-    for (const NamedMatrix& a : ap::weight_arrays(t, m)) {
-      val e = mat(a.second);
-      e.set(js_name("name"), a.first);
-      list.call<void>("push", e);
-    }
     val o = ok();
-    o.set(js_name("arrays"), list);
-    o.set(js_name("layer_norm_eps"), kLayerNormEps);
+    schema::write_weight_arrays(JsWriter{}, o, ap::weight_arrays(t, m));
     return o;
   });
 }
@@ -276,19 +259,7 @@ val js_scale_demo(const val& d_k, const val& keys, const val& rows, const val& s
         scale_demo(whole(d_k, "d_k"), whole(keys, "keys"), whole(rows, "rows"),
                    parse_seed(string_arg(seed, "seed", 32, "bad_seed")), whole(bins, "bins"));
     val o = ok();
-    o.set(js_name("d_k"), d.d_k);
-    o.set(js_name("keys"), d.keys);
-    o.set(js_name("rows"), d.rows);
-    o.set(js_name("sqrt_d_k"), d.sqrt_d_k);
-    o.set(js_name("dots"), row(d.dots));
-    o.set(js_name("mean"), d.mean);
-    o.set(js_name("spread"), d.spread);
-    o.set(js_name("spread_scaled"), d.spread_scaled);
-    o.set(js_name("top_raw"), d.top_raw);
-    o.set(js_name("top_scaled"), d.top_scaled);
-    o.set(js_name("range"), d.range);
-    o.set(js_name("hist_raw"), val::array(d.hist_raw));
-    o.set(js_name("hist_scaled"), val::array(d.hist_scaled));
+    schema::write_scale_demo(JsWriter{}, o, d);
     return o;
   });
 }
@@ -296,17 +267,7 @@ val js_scale_demo(const val& d_k, const val& keys, const val& rows, const val& s
 // The d_k values of the experiment and the published model shapes (explain.hpp).
 val js_explain_facts() {
   val o = val::object();
-  o.set(js_name("scale_demo_dks"), val::array(scale_demo_dks()));
-  val shapes = val::array();
-  for (const ModelShape& m : reference_shapes()) {
-    val x = val::object();
-    x.set(js_name("name"), m.name);
-    x.set(js_name("heads"), m.heads);
-    x.set(js_name("d_k"), m.d_k);
-    x.set(js_name("d_model"), m.d_model);
-    shapes.call<void>("push", x);
-  }
-  o.set(js_name("reference_shapes"), shapes);
+  schema::write_explain_facts(JsWriter{}, o);
   return o;
 }
 
@@ -317,35 +278,16 @@ val js_models() {
   return o;
 }
 
+// The core's limits and the page's training run (schema::write_limits).
 val js_limits() {
   val o = val::object();
-  o.set(js_name("max_tokens"), kMaxTokensLimit);
-  o.set(js_name("default_max_tokens"), kDefaultMaxTokens);
-  o.set(js_name("max_d_model"), kMaxDModel);
-  o.set(js_name("max_heads"), kMaxHeads);
-  o.set(js_name("max_layers"), kMaxLayers);
-  o.set(js_name("max_temperature"), kMaxTemperature);
-  o.set(js_name("max_text_bytes"), static_cast<double>(kMaxTextBytes));
-  o.set(js_name("max_head_width"), kMaxHeadWidth);
-  o.set(js_name("max_attention_cells"), static_cast<double>(kMaxAttentionCells));
-  o.set(js_name("max_scores"), kMaxSequence);
-  o.set(js_name("max_vector_length"), kMaxVectorLength);
-  o.set(js_name("max_model_bytes"), static_cast<double>(kMaxModelBytes));
-  o.set(js_name("max_matrix_side"), kMaxMatrixSide);
-  o.set(js_name("max_seed"), std::to_string(kMaxSeed));  // a decimal string: JS numbers are doubles
-  val models = val::array();
-  for (const ModelKind& k : kModels) models.call<void>("push", val(k.name));
-  o.set(js_name("models"), models);
+  schema::write_limits(JsWriter{}, o);
   return o;
 }
 
 // The settings a trace uses for every field left out, and the model it uses: the one home of the
 // page's defaults (core.js and the URL table read them).
-val js_defaults() {
-  val o = schema::settings(JsWriter{}, Settings{});
-  o.set(js_name("model"), val(kModels[0].name));
-  return o;
-}
+val js_defaults() { return schema::defaults(JsWriter{}); }
 
 // The project's version (CMake's project() VERSION): the page's footer and the embed's ready event.
 std::string js_version() { return kVersion; }

@@ -40,7 +40,8 @@ val JsTrainer::start(const val& corpus_v, const val& options) {
     require_object(options, "options");
     TrainConfig cfg;
     // seed: a whole JS number that is exact (below 2^53)
-    cfg.seed = static_cast<std::uint64_t>(int_field(options, "seed", 0, (1LL << 53) - 1, 1));
+    cfg.seed = static_cast<std::uint64_t>(
+        int_field(options, "seed", 0, (1LL << 53) - 1, static_cast<long long>(cfg.seed)));
     cfg.steps = static_cast<int>(int_field(options, "steps", 0, 10000000, cfg.steps));
     cfg.batch = static_cast<int>(int_field(options, "batch", 1, 100000, cfg.batch));
     validate(cfg);

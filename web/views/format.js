@@ -22,6 +22,12 @@ export function fmtFactor(x, digits = 2) {
   return s.startsWith('−') ? `(${s})` : s;
 }
 
+/** A whole number with its digits grouped (6000 -> "6,000"), as both languages of the page write
+ *  counts. */
+export function grouped(n) {
+  return n.toLocaleString('en-US');
+}
+
 export function pct(w) {
   return `${(w * 100).toFixed(w >= 0.995 || w < 0.1 ? 1 : 0)}%`;
 }

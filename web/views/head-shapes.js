@@ -3,6 +3,7 @@
 // d_k columns each make h · d_k = d_model, and head i's slice of W_Q is its own d_k columns.
 // Each model's W_Q is drawn as one strip cut into its heads' slices. Drawing only.
 import { el, svg, setText, writeOnce } from './dom.js';
+import { grouped } from './format.js';
 
 const W = 300; // strip width, viewBox units
 const H = 16;
@@ -16,8 +17,6 @@ const HUES = [
   '#4d7c0f',
   '#a21caf',
 ];
-
-const group = (n) => n.toLocaleString('en-US');
 
 export class HeadShapes {
   /** ctx: {core, t} */
@@ -101,10 +100,10 @@ export class HeadShapes {
           });
         return el('tr', { class: r.yours ? 'yours' : null }, [
           el('th', { scope: 'row', text: r.name }),
-          td('heads', group(r.heads), r.heads),
-          td('dK', group(r.d_k), r.d_k),
-          td('width', `${group(r.heads)} × ${group(r.d_k)} = ${group(r.width)}`, r.width),
-          td('dModel', group(r.d_model), r.d_model),
+          td('heads', grouped(r.heads), r.heads),
+          td('dK', grouped(r.d_k), r.d_k),
+          td('width', `${grouped(r.heads)} × ${grouped(r.d_k)} = ${grouped(r.width)}`, r.width),
+          td('dModel', grouped(r.d_model), r.d_model),
           el('td', { class: 'hs-wq' }, [strip]),
         ]);
       }),

@@ -5,6 +5,7 @@
 // every number is core.scaleDemo's; nothing is computed here.
 import { el, svg, setText, writeOnce } from './dom.js';
 import { fmt, pct } from './format.js';
+import { DEFAULT_SETTINGS } from '../core.js';
 
 const SAMPLES = 1024; // dot products drawn per d_k (rows × keys)
 const BINS = 41; // histogram bins over [−range, range]
@@ -32,7 +33,7 @@ export class ScaleDemo {
     const keys = Math.max(2, Math.min(MAX_KEYS, n));
     // rows: enough queries for SAMPLES dot products (well inside the core's work limit)
     const rows = Math.max(1, Math.ceil(SAMPLES / keys));
-    return { keys, rows, seed: String(model.result.config.seed ?? '42') };
+    return { keys, rows, seed: String(model.result.config.seed ?? DEFAULT_SETTINGS.seed) };
   }
 
   update(model) {

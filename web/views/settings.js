@@ -132,18 +132,13 @@ export class SettingsView {
         experiment('exp.bigScale', { model: 'random', heads: 1, dmodel: 64, dk: 64, scale: true }),
         experiment('exp.tie', { tie: true }),
         experiment('exp.causal', { causal: true }),
-        experiment('exp.reset', {
-          model: 'default',
-          heads: 2,
-          dmodel: 8,
-          dk: 0,
-          causal: false,
-          scale: true,
-          temp: 1,
-          tie: false,
-          pos: true,
-          seed: '42',
-        }),
+        // every setting the core takes back to its default, except the token cap
+        experiment(
+          'exp.reset',
+          Object.fromEntries(
+            TABLE.filter((e) => e.core && e.name !== 'max').map((e) => [e.name, e.def]),
+          ),
+        ),
       ]),
     );
     this.inputs.temp = temp;

@@ -6,6 +6,11 @@
 // computes every number shown.
 import { el, svg } from './dom.js';
 import { TrainRunner } from '../train-runner.js';
+import { LIMITS } from '../core.js';
+import { grouped } from './format.js';
+
+// a run's steps, batch and seed (the core's limits().training)
+const TRAINING = LIMITS.training;
 
 const W = 520; // loss curve: viewBox size and margins (layout only)
 const H = 200;
@@ -42,10 +47,10 @@ export class TrainView {
     this.steps = el('input', {
       id: 'train-steps',
       type: 'number',
-      min: 20,
-      max: 6000,
-      step: 20,
-      value: this.steps ? this.steps.value : 1500,
+      min: TRAINING.chunk,
+      max: TRAINING.max_steps,
+      step: TRAINING.chunk,
+      value: this.steps ? this.steps.value : TRAINING.default_steps,
       inputmode: 'numeric',
     });
     this.trainBtn = btn('train.start', 'primary train-start', () => this.start());
@@ -73,7 +78,7 @@ export class TrainView {
         this.resumeBtn,
         el('span', { class: 'train-resets' }, [this.resetRandom, this.resetShipped]),
       ]),
-      el('p', { class: 'hint', text: t('train.stepsHint') }),
+      el('p', { class: 'hint', text: t('train.stepsHint', { batch: TRAINING.batch }) }),
       el('div', { class: 'train-bar' }, [
         el('label', { for: 'train-progress', text: t('train.progress') }),
         this.progress,
@@ -89,8 +94,9 @@ export class TrainView {
 
   start() {
     const target = Math.round(Number(this.steps.value));
-    if (!Number.isFinite(target) || target < 20 || target > 6000) {
-      this.setStatus('error', this.ctx.t('train.badSteps'));
+    if (!Number.isFinite(target) || target < TRAINING.chunk || target > TRAINING.max_steps) {
+      const range = { min: grouped(TRAINING.chunk), max: grouped(TRAINING.max_steps) };
+      this.setStatus('error', this.ctx.t('train.badSteps', range));
       return;
     }
     this.stopWorker();
@@ -105,7 +111,12 @@ export class TrainView {
     };
     this.worker = new TrainRunner({ training: this.ctx.training, module: this.ctx.core.module });
     this.worker.onmessage = (e) => this.onMessage(e.data);
-    this.worker.postMessage({ type: 'start', steps: target, seed: 1, batch: 32 });
+    this.worker.postMessage({
+      type: 'start',
+      steps: target,
+      seed: TRAINING.seed,
+      batch: TRAINING.batch,
+    });
     this.paint();
   }
 

@@ -5,8 +5,10 @@
 import { uid, el, clear } from '../dom.js';
 import { fmt, rowOf, clampIndex } from '../format.js';
 import { num, bar } from '../readouts.js';
+import { LIMITS } from '../../core.js';
 
-export const MAX_SCORES = 512;
+// the longest row of scores the core's softmaxSteps takes
+export const MAX_SCORES = LIMITS.max_scores;
 const FLOAT32_MAX = 3.4028234663852886e38;
 const NUMBER = /^[+\-−‑]?(\d+\.?\d*|\.\d+)(e[+\-−‑]?\d+)?$/i;
 const MINUS_INF = /^[-−‑](inf|infinity|∞)$/i;
