@@ -306,6 +306,10 @@ test(`fuzz: hostile and random sentences and URLs for ${SECONDS} s (seed ${SEED}
   };
   await open('');
   // the canary: without a CSP an injected handler really runs here, so the checks below mean something
+  const canary404 = page.waitForEvent('console', {
+    predicate: (m) => m.type() === 'error' && /404/.test(m.text()),
+    timeout: 5000,
+  });
   await page.evaluate(() => {
     const d = document.createElement('div');
     d.innerHTML = '<img src=x onerror=pwn()>';
@@ -314,7 +318,7 @@ test(`fuzz: hostile and random sentences and URLs for ${SECONDS} s (seed ${SEED}
   await page.evaluate(() => {
     window.__pwned = 0;
   });
-  await page.waitForTimeout(100);
+  await canary404;
   assert.ok(
     errors.every((e) => /404.*\/x\)$/.test(e)),
     errors.join('\n'),
@@ -351,8 +355,15 @@ test(`fuzz: hostile and random sentences and URLs for ${SECONDS} s (seed ${SEED}
       what = `text ${JSON.stringify(s.slice(0, 60))} (${s.length} chars)`;
       if (r() < 0.2 && s.length < 100 && s.isWellFormed()) {
         await page.focus('#text');
+        const before = await page.evaluate(() => Number(document.body.dataset.renders || 0));
         await within(30000, what, page.keyboard.insertText(s));
-        await page.waitForTimeout(50);
+        await within(
+          30000,
+          `render of ${what}`,
+          page.waitForFunction((b) => Number(document.body.dataset.renders || 0) > b, before, {
+            timeout: 30000,
+          }),
+        );
       } else await setText(s);
     } else if (x < 0.7) {
       const q = randomQuery(r);

@@ -189,6 +189,14 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
   const before = await cells(page, 'weights');
   // long enough that the pause below lands while it runs (a 200-step run can finish first)
   await page.fill('#train-steps', '600');
+  // every step the panel shows, with the status it had then (a paused run must not move)
+  await page.evaluate(() => {
+    const body = document.querySelector('#train-body');
+    window.stepsSeen = [];
+    new MutationObserver(() =>
+      window.stepsSeen.push({ step: Number(body.dataset.step), status: body.dataset.status }),
+    ).observe(body, { attributes: true, attributeFilter: ['data-step'] });
+  });
   await page.click('#train-body .train-start');
   // the page answers while the worker trains (a worker may start here, under the CSP): once the
   // worker reports 20 steps, an animation frame runs, and Pause is clicked inside it, in the page,
@@ -216,11 +224,22 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
   // paused, then the step stays put; resume, then it moves on
   await page.waitForSelector('#train-body[data-status="paused"]', { timeout: 30000 });
   const pausedAt = Number(await page.getAttribute('#train-body', 'data-step'));
-  await page.waitForTimeout(300);
-  assert.equal(Number(await page.getAttribute('#train-body', 'data-step')), pausedAt);
   assert.ok(pausedAt < 600, `paused at ${pausedAt}`);
   await page.click('#train-body .train-resume');
   await page.waitForSelector('#train-body[data-status="done"]', { timeout: 120000 });
+  // no step while paused, and the run went on from where it paused: every chunk once, in order
+  const seen = await page.evaluate(() => window.stepsSeen);
+  assert.deepEqual(
+    seen.filter((s) => s.status === 'paused' && s.step !== pausedAt),
+    [],
+    'the step moved while paused',
+  );
+  const steps = [...new Set(seen.map((s) => s.step))].filter((s) => s > 0);
+  assert.deepEqual(
+    steps,
+    Array.from({ length: 30 }, (_, i) => 20 * (i + 1)),
+    'one report per chunk, none skipped',
+  );
   assert.equal(await page.$eval('#train-progress', (p) => p.value), 600);
   assert.equal(await page.$eval('#train-progress', (p) => p.max), 600);
   const points = await page.$$eval('#train-body .loss-point', (l) =>
