@@ -34,6 +34,8 @@ export interface TokenDetail {
   byte_begin: number;
   byte_end: number;
   pronoun?: boolean;
+  /** the words a word the model lacks is read as (the lexicon's read-as list) */
+  read_as: string[];
   [field: string]: unknown;
 }
 
@@ -61,13 +63,42 @@ export interface Layer {
   concat: Matrix;
   W_O: Matrix;
   output: Matrix;
+  /** the residual stream entering the layer (E + P for the first) */
+  input: Matrix;
+  /** input + the attention's output */
+  mid: Matrix;
+  /** the feed-forward block's ReLU output */
+  hidden: Matrix;
+  /** the residual stream leaving the layer */
+  stream: Matrix;
+}
+
+/** A trained model's card (schema.hpp model_card). */
+export interface ModelCard {
+  name: string;
+  d_model: number;
+  heads: number;
+  d_k: number;
+  d_ff: number;
+  layers: number;
+  vocab_size: number;
+  /** per layer, per head: {role, numbers} (the page words each role) */
+  notes: { role: string; numbers: Record<string, number> }[][];
+  info: Record<string, string>;
 }
 
 /** core.trace's result (src/core/schema.hpp: the CLI's JSON, field for field). */
 export interface Trace {
+  ok: true;
   tokens: string[];
   token_details: TokenDetail[];
-  config: Settings & { n: number; weights: string; [field: string]: unknown };
+  /** the settings used (the model's name is `weights`), n and the scale factor */
+  config: Omit<Settings, 'model'> & {
+    n: number;
+    weights: string;
+    scale_factor: number;
+    [field: string]: unknown;
+  };
   embeddings: Matrix;
   positions?: Matrix;
   X: Matrix;
@@ -77,6 +108,14 @@ export interface Trace {
   output: Matrix;
   /** every layer's matrices, when the model has layers (the shipped one has) */
   layers?: Layer[];
+  /** a trained model's card, the residual stream entering its first layer, the final
+   *  LayerNorm of the stream (n × d_model) and the word it reads at each token */
+  model?: ModelCard;
+  input?: Matrix;
+  readout?: Matrix;
+  guesses?: { word: string; probability: number }[];
+  /** model 'numpy': the seed article's program, line by line, and whether its numbers match */
+  program?: { lines: { text: string; stage: string }[]; matches: boolean };
   [field: string]: unknown;
 }
 
@@ -111,6 +150,7 @@ export interface Limits {
 
 /** scaleDemo's result: every q . k drawn and their statistics (src/core/explain.hpp ScaleDemo). */
 export interface ScaleDemo {
+  ok: true;
   d_k: number;
   keys: number;
   rows: number;
@@ -127,6 +167,7 @@ export interface ScaleDemo {
 }
 
 export interface SoftmaxSteps {
+  ok: true;
   input: Float32Array | number[];
   max: number;
   shifted: Float32Array | number[];

@@ -40,6 +40,13 @@ function declared(type) {
   if (!type) return null;
   if (ts.isTypeReferenceNode(type)) {
     const name = type.typeName.getText(source);
+    if (name === 'Omit') {
+      // Omit<T, 'a' | 'b'>: T's fields without those
+      const [of, keys] = type.typeArguments;
+      const left = new Map(declared(of));
+      for (const k of keys.getText(source).split('|')) left.delete(k.trim().replace(/'/g, ''));
+      return left;
+    }
     return name === 'Matrix' ? null : (interfaces.get(name) ?? null);
   }
   if (ts.isIntersectionTypeNode(type)) {
