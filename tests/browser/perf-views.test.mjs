@@ -465,21 +465,15 @@ test('32 tokens: every stage keeps the compositor layers to the few the page nee
     await page.waitForFunction(() =>
       document.getAnimations().every((a) => a.playState !== 'running'),
     );
-    let changed = null;
-    let timer = null;
-    // the first report of the layer tree, or null when none came within a second
-    const reported = new Promise((resolve) => {
-      changed = (e) => {
-        if (e.layers) resolve(e.layers);
-      };
-      timer = setTimeout(() => resolve(null), 1000);
-    });
+    let layers = null;
+    const changed = (e) => {
+      if (e.layers) layers = e.layers;
+    };
     cdp.on('LayerTree.layerTreeDidChange', changed);
     await cdp.send('LayerTree.enable');
     await page.mouse.move(5 + step, 5); // a frame, so the layer tree is reported
     await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => r(true))));
-    const layers = await reported;
-    clearTimeout(timer);
+    for (let i = 0; i < 50 && !layers; i++) await page.waitForTimeout(20);
     cdp.off('LayerTree.layerTreeDidChange', changed);
     await cdp.send('LayerTree.disable');
     assert.ok(layers, `step ${step}: the layer tree was reported`);
