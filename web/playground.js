@@ -105,6 +105,11 @@ class App {
         this.result &&
         this.setText(splitTokenText(this.state.s, this.result.token_details[i]), true),
       gotoStage: (i) => this.player.goto(i),
+      // a stage of another layer (layer: 0-based; the last is written -1, clampToTrace)
+      gotoLayerStage: (layer, i) => {
+        this.set({ layer });
+        this.player.goto(i);
+      },
       scrubTo: (k) => this.player.scrub(k),
       announce: (text) => this.announce(text),
       moveFocus: (d) =>
@@ -167,6 +172,7 @@ class App {
           this.predictOn() &&
           !this.walk.ctx.predictions.has(predictionKey(this.result.tokens, this.state.q)),
         sentence: () => this.resultFrom?.text,
+        layers: () => this.allLayers(),
       },
     );
     this.player = new Player({
@@ -505,6 +511,17 @@ class App {
     return from.guesses;
   }
 
+  /** Every layer's matrices of the shown trace (the typing trace of the last layer leaves them
+   *  out): traced once per shown trace, when a view asks. undefined with random weights. */
+  allLayers() {
+    const r = this.result;
+    const from = this.resultFrom;
+    if (!r || !r.model || r.layers) return r?.layers;
+    if (!from.layers)
+      from.layers = this.core.trace(from.text, from.settings, { guesses: false }).layers;
+    return from.layers;
+  }
+
   // No good trace yet (a bad link): show the default sentence and settings instead of nothing.
   fallback(messages) {
     const d = defaults();
@@ -552,7 +569,7 @@ class App {
     // layer: 0-based; the last layer is written -1, so a link keeps meaning "the last" across models
     const layers = tr.model ? tr.model.layers : 1;
     clamp('layer', layers - 1, -1);
-    if (this.state.layer === layers - 1) this.state.layer = -1;
+    if (layers > 1 && this.state.layer === layers - 1) this.state.layer = -1;
   }
 
   // the trace as the stages show it: the chosen layer's matrices (one object per trace and layer,

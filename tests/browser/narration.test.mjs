@@ -12,6 +12,7 @@ import path from 'node:path';
 import { newPage, setup, teardown, root } from './harness.mjs';
 import { STAGES, LIMIT_PAIRS, coreSettings, defaults } from '../../web/state.js';
 import { fmt, pct } from '../../web/views/format.js';
+import { productEquation } from '../../web/views/equation.js';
 
 after(teardown);
 
@@ -131,9 +132,7 @@ function check(says, text, ctx) {
       close(says.x, x, `X[${says.i}][0]`);
       close(says.w, w, `W_${says.r}[0][${says.c}]`);
       close(says.p, x * w, 'their product');
-      has(fmt(x), 'x');
-      has(fmt(w), 'w');
-      has(fmt(says.p), 'the product');
+      has(productEquation(x, w, says.p).text, 'the product, printed so it checks');
       has(String(tr.config.d_model), 'the number of products');
       break;
     }
@@ -233,11 +232,18 @@ function check(says, text, ctx) {
       break;
     }
     case 'narr.scale':
+    case 'narr.scaleSaturated':
     case 'narr.scaleOff':
     case 'scale.spread': {
       const keep = visible(tr, h, says.q);
+      // the lesson sentence is said only where the row shows it: a scaled row that is still
+      // all or nothing (top weight at least 99%) says so instead
+      const saturated = Math.max(...row(hd.weights, says.q)) >= 0.99;
       if (says.key !== 'scale.spread')
-        assert.equal(says.key, tr.config.scale ? 'narr.scale' : 'narr.scaleOff');
+        assert.equal(
+          says.key,
+          tr.config.scale ? (saturated ? 'narr.scaleSaturated' : 'narr.scale') : 'narr.scaleOff',
+        );
       const raw = row(hd.scores, says.q);
       const before = spread(raw, keep);
       const after = spread(row(hd.scaled, says.q), keep);

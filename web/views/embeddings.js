@@ -5,6 +5,7 @@ import { el, setText, writeOnce, says, setSays } from './dom.js';
 import { fmt, rowOf } from './format.js';
 import { matrixBlock } from './matrix-table.js';
 import { matrixView, refreshStage } from './heatmap.js';
+import { sumEquation } from './equation.js';
 
 // X = E + P: what the first layer reads when the model has layers, else the one attention's X
 const inputX = (result) => result.input || result.X;
@@ -190,11 +191,29 @@ export class EmbeddingsStage {
       this.ss.title,
       t(res.positions ? 'embeddings.sumTitle' : 'embeddings.rowTitle', { tok, i: i + 1 }),
     );
+    // each column is one equation E + P = X, printed with the decimals that make it add up
+    const eqs = res.positions
+      ? Array.from({ length: shown }, (_, c) =>
+          sumEquation(
+            [rowOf(res.embeddings, i)[c], rowOf(res.positions, i)[c]],
+            rowOf(inputX(tr), i)[c],
+          ),
+        )
+      : null;
     parts.forEach(([, m], n) => {
       const row = rowOf(m, i);
       this.ss.rows[n].cells.forEach((td, c) => {
-        setText(td, fmt(row[c]));
+        const e = eqs?.[c];
+        const printed = !e
+          ? fmt(row[c])
+          : n === 2
+            ? e.total
+            : n === 1 && e.signs[1] === '−'
+              ? `−${e.terms[1]}`
+              : e.terms[n];
+        setText(td, printed);
         writeOnce(td, 'data-value', row[c]);
+        writeOnce(td, 'data-eq', e ? `c${c}:${n === 2 ? 'total' : 'part'}` : null);
       });
     });
     setText(
@@ -231,9 +250,10 @@ export class EmbeddingsStage {
       tok,
       i: i + 1,
       d: tr.config.d_model,
-      x: fmt(rowOf(inputX(tr), i)[0]),
-      e: fmt(rowOf(res.embeddings, i)[0]),
-      p: fmt(rowOf(res.positions, i)[0]),
+      eq: sumEquation(
+        [rowOf(res.embeddings, i)[0], rowOf(res.positions, i)[0]],
+        rowOf(inputX(tr), i)[0],
+      ).text,
     });
   }
 }

@@ -7,6 +7,7 @@
 import { el, setText, setWidth, writeOnce, says, setSays, replay } from './dom.js';
 import { fmt, pct, rowOf, colOf, tint, maxAbsFinite } from './format.js';
 import { wholeMatrix, matrixBlock } from './matrix-table.js';
+import { sumEquation } from './equation.js';
 import { matrixView, refreshStage } from './heatmap.js';
 
 const NEAR_COPY = 0.9; // a top weight from here on: the output is called nearly one V row
@@ -277,6 +278,18 @@ export class MixStage {
       this.moreButton,
       this.showAll ? t('mix.showTop', { k: TOP }) : t('mix.showAll', { all: tr.config.n }),
     );
+    // each column of the table adds up to the output's cell below it: printed with the decimals
+    // that make the printed column add up (only when every key has its row; hidden rows would be
+    // missing parts)
+    const o = rowOf(head.output, q);
+    const cols = hidden.length
+      ? null
+      : Array.from({ length: this.cols }, (_, c) =>
+          sumEquation(
+            shown.map((j) => contrib[c].products[j]),
+            o[c],
+          ),
+        );
     shown.forEach((j, slot) => {
       const v = w[j];
       const row = this.rows[slot];
@@ -299,7 +312,9 @@ export class MixStage {
         writeOnce(td, 'data-head', h);
         writeOnce(td, 'data-row', j);
         writeOnce(td, 'data-value', x);
-        setText(td, fmt(x));
+        const e = cols?.[c];
+        setText(td, !e ? fmt(x) : e.signs[slot] === '−' ? `−${e.terms[slot]}` : e.terms[slot]);
+        writeOnce(td, 'data-eq', e ? `c${c}:part` : null);
         const bg = tint(x, scale);
         if (td.apBg !== bg) {
           td.apBg = bg;
@@ -308,12 +323,13 @@ export class MixStage {
       });
     });
     this.vcols = vcols; // show(k) asks the core for the sum so far of the keys added by step k
-    const o = rowOf(head.output, q);
     this.outCells.forEach((td, c) => {
       writeOnce(td, 'data-head', h);
       writeOnce(td, 'data-row', q);
       writeOnce(td, 'data-value', o[c]);
-      setText(td, fmt(o[c]));
+      const e = cols?.[c];
+      setText(td, !e ? fmt(o[c]) : e.rel === '=' ? e.total : `≈ ${e.total}`);
+      writeOnce(td, 'data-eq', e ? `c${c}:total` : null);
     });
   }
 

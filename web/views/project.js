@@ -9,6 +9,8 @@
 import { el, setText, writeOnce, says } from './dom.js';
 import { fmt, rowOf, colOf } from './format.js';
 import { matrixBlock } from './matrix-table.js';
+import { productEquation, sumEquation } from './equation.js';
+import { LayerInputPanel } from './layer-input.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 
@@ -62,6 +64,7 @@ export class ProjectStage {
     this.role = 0;
     this.sel = null;
     this.extras = new StageExtras(['analogy'], ctx); // the library analogy, under the stage
+    this.layerIn = new LayerInputPanel(ctx); // where this X comes from, above the stage
   }
 
   /** While playing, every step stays on screen long enough to read its sentence. */
@@ -140,7 +143,10 @@ export class ProjectStage {
       },
     );
     if (ok && this.sel && this.sel[0] >= model.result.config.n) this.sel = null;
-    if (ok) this.extras.update(model);
+    if (ok) {
+      this.extras.update(model);
+      this.layerIn.render(model);
+    }
     return ok;
   }
 
@@ -191,6 +197,7 @@ export class ProjectStage {
     // of X and column c of W meet at cell (i, c); the sum being formed sits in the free corner
     this.root.replaceChildren(
       this.extras.links, // buttons that open the pictures under the stage
+      this.layerIn.render(model),
       el('div', { class: 'tabs', role: 'tablist', 'aria-label': t('project.roles') }, this.tabs),
       el('div', { class: 'proj-grid' }, [
         el('div', { class: 'pg-calc' }, [this.calc]),
@@ -355,9 +362,14 @@ export class ProjectStage {
     cc.dims.forEach((th, n) => {
       const dIdx = n < TERMS || cc.dims.length === tr.config.d_model ? n : tr.config.d_model - 1;
       setText(th, `d${dIdx + 1}`);
-      setText(cc.x[n], fmt(x[dIdx]));
-      setText(cc.w[n], fmt(w[dIdx]));
-      setText(cc.p[n], fmt(d.products[dIdx]));
+      // each column is x × w = product, with the decimals that make it check
+      const e = productEquation(x[dIdx], w[dIdx], d.products[dIdx]);
+      setText(cc.x[n], fmt(x[dIdx], e.digits));
+      setText(cc.w[n], fmt(w[dIdx], e.digits));
+      setText(cc.p[n], e.total);
+      writeOnce(cc.x[n], 'data-eq', `c${n}:factor`);
+      writeOnce(cc.w[n], 'data-eq', `c${n}:factor`);
+      writeOnce(cc.p[n], 'data-eq', `c${n}:total`);
     });
     writeOnce(cc.sum, 'data-value', value);
     setText(cc.sum, t('project.sum', { n: tr.config.d_model, v: fmt(value, 3), r, tok, c: c + 1 }));
@@ -368,8 +380,13 @@ export class ProjectStage {
         : '',
     );
     if (cc.toggle.open) {
-      const terms = [...x].map((xv, n) => `${fmt(xv)}×${fmt(w[n])}`);
-      setText(cc.all, `${terms.join(' + ')} = ${fmt(value, 3)}`);
+      setText(
+        cc.all,
+        sumEquation(
+          [...x].map((xv, n) => [xv, w[n]]),
+          value,
+        ).text,
+      );
     }
   }
 
@@ -396,7 +413,7 @@ export class ProjectStage {
       return says(
         this.ctx.t,
         'narr.projectMultiply',
-        { r, tok, c: c + 1, d, x: fmt(x), w: fmt(w), p: fmt(p) },
+        { r, tok, c: c + 1, d, eq: productEquation(x, w, p).text },
         { head: this.model.state.head, r, i, c, x, w, p },
       );
     }

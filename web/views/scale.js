@@ -15,6 +15,13 @@ const LW = 600; // number line width (viewBox units)
 const PAD = 14;
 const LEFT = 70; // room for the track names
 
+/** A softmax row whose top weight is at least this is all or nothing: it shows no grading. */
+const SATURATED = 0.99;
+/** The random-vector experiment offered when a row does not show the lesson: d_k as in
+ *  "Attention Is All You Need"'s base model, and how many random rows it averages. */
+const DEMO_DK = 64;
+const DEMO_ROWS = 200;
+
 export class ScaleStage {
   constructor(root, ctx) {
     this.still = false; // set by the walkthrough: this show() only refreshes (no replay)
@@ -139,11 +146,35 @@ export class ScaleStage {
       setText(this.barTitles[0], t('scale.onlyBars', { top: pct(top(wRaw)) }));
       this.ctx.later.refresh(this.bars[0], labels, [...wRaw], { max: 1, asPct: true });
     }
+    // the lesson ("scaling keeps the weights graded") holds on this row only if the scaled row is
+    // graded; a trained head can be all or nothing either way, and then the stage says so and
+    // gives the random-vector experiment's numbers, which do show it
+    const saturated = tr.config.scale && data.topScaled >= SATURATED;
+    const demo = saturated ? this.demo(tr.config.n) : null;
+    const demoVars = demo && {
+      dk: DEMO_DK,
+      keys: demo.keys,
+      rows: demo.rows,
+      demoRaw: pct(demo.top_raw),
+      demoScaled: pct(demo.top_scaled),
+    };
     setText(
       this.why,
-      tr.config.scale ? t('scale.why') : t('scale.whyOff', { dk: tr.config.d_k, root }),
+      saturated
+        ? t('scale.saturated', {
+            raw: pct(data.topRaw),
+            scaled: pct(data.topScaled),
+            root,
+            ...demoVars,
+          })
+        : tr.config.scale
+          ? t('scale.why')
+          : t('scale.whyOff', { dk: tr.config.d_k, root }),
     );
+    this.why.dataset.lesson = saturated ? 'saturated' : 'shown';
     this.summaryData = data;
+    this.saturated = saturated;
+    this.demoVars = demoVars;
     this.summary = {
       tok: labels[q],
       before: fmt(before, 3),
@@ -152,6 +183,20 @@ export class ScaleStage {
       topScaled: pct(top(wScaled)),
       top: pct(top(wRaw)),
     };
+  }
+
+  // the "why √d_k" experiment at DEMO_DK with this sentence's number of keys (the core's numbers;
+  // one run per key count)
+  demo(n) {
+    const keys = Math.max(2, n);
+    if (this.demoRun?.keys !== keys)
+      this.demoRun = this.ctx.core.scaleDemo(
+        DEMO_DK,
+        keys,
+        DEMO_ROWS,
+        this.model.result.config.seed,
+      );
+    return this.demoRun;
   }
 
   // the spread sentence, with its numbers in data-says for the narration test
@@ -223,8 +268,12 @@ export class ScaleStage {
       const p = { tok, before: fmt(this.rowSpread.before, 3), after: fmt(this.rowSpread.after, 3) };
       return this.ctx.t(tr.config.scale ? 'narr.scaleRow' : 'narr.scaleRowOff', p);
     }
-    const key = tr.config.scale ? 'narr.scale' : 'narr.scaleOff';
-    return says(this.ctx.t, key, this.summary, this.summaryData);
+    const key = tr.config.scale
+      ? this.saturated
+        ? 'narr.scaleSaturated'
+        : 'narr.scale'
+      : 'narr.scaleOff';
+    return says(this.ctx.t, key, { ...this.summary, ...this.demoVars }, this.summaryData);
   }
 }
 

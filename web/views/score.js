@@ -7,6 +7,7 @@ import { el, svg, writeOnce, says, setSays, replay } from './dom.js';
 import { fmt, rowOf } from './format.js';
 import { matrixBlock, keyCols, keyRows } from './matrix-table.js';
 import { matrixView, refreshStage, rowSteps, tokenMapView } from './heatmap.js';
+import { productEquation, sumEquation } from './equation.js';
 import { StageExtras } from './stage-extras.js';
 
 const COMPACT = 8; // dimensions shown in the operation before "… n more" (toggle for all)
@@ -290,22 +291,38 @@ export class ScoreStage {
     writeOnce(x.scroller, 'aria-label', title);
     writeOnce(x.qHead, 'text', `q (${tq})`);
     writeOnce(x.kHead, 'text', `k (${tk})`);
+    // the products not shown, added up by the core
+    const more = tr.config.d_k > x.shown;
+    const rest = more ? core.dotSteps(q.subarray(x.shown), kv.subarray(x.shown)).dot : 0;
+    // two kinds of equation in one table: the row (products + rest = q · k) and each column
+    // (q × k = product); the row picks the products' decimals, each column its factors'
+    const row = sumEquation(
+      [...d.products.subarray(0, x.shown), ...(more ? [rest] : [])],
+      d.dot,
+      3,
+    );
+    const signed = (/** @type {number} */ n) =>
+      row.signs[n] === '−' ? `−${row.terms[n]}` : row.terms[n];
     for (let c = 0; c < x.shown; c++) {
-      writeOnce(x.q[c], 'text', fmt(q[c]));
-      writeOnce(x.k[c], 'text', fmt(kv[c]));
-      writeOnce(x.products[c], 'text', fmt(d.products[c]));
+      const col = productEquation(q[c], kv[c], d.products[c], row.digits);
+      writeOnce(x.q[c], 'text', fmt(q[c], col.digits));
+      writeOnce(x.k[c], 'text', fmt(kv[c], col.digits));
+      writeOnce(x.products[c], 'text', signed(c));
       writeOnce(x.products[c], 'data-value', d.products[c]);
       writeOnce(x.products[c], 'data-row', i);
+      writeOnce(x.q[c], 'data-eq', `c${c}:factor`);
+      writeOnce(x.k[c], 'data-eq', `c${c}:factor`);
+      writeOnce(x.products[c], 'data-eq', `c${c}:total row:part`);
     }
-    if (tr.config.d_k > x.shown) {
-      // the products not shown, added up by the core
-      const rest = core.dotSteps(q.subarray(x.shown), kv.subarray(x.shown)).dot;
+    if (more) {
       writeOnce(x.restQ, 'text', '…');
       writeOnce(x.restK, 'text', '…');
-      writeOnce(x.rest, 'text', `+ ${fmt(rest)}`);
+      writeOnce(x.rest, 'text', `${row.signs[x.shown]} ${row.terms[x.shown]}`);
       writeOnce(x.rest, 'data-value', rest);
+      writeOnce(x.rest, 'data-eq', 'row:part');
     }
-    writeOnce(x.sum, 'text', fmt(d.dot, 3));
+    writeOnce(x.sum, 'text', row.rel === '=' ? row.total : `≈ ${row.total}`);
+    writeOnce(x.sum, 'data-eq', 'row:total');
     writeOnce(x.sum, 'data-value', d.dot);
     writeOnce(x.sum, 'data-row', i);
     writeOnce(x.sum, 'data-col', j);

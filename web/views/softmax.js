@@ -7,6 +7,7 @@ import { el, setText, writeOnce } from './dom.js';
 import { fmt, pct, rowOf } from './format.js';
 import { wholeMatrix, matrixBlock, StripWindow } from './matrix-table.js';
 import { BarList } from './readouts.js';
+import { sumEquation } from './equation.js';
 import { matrixView, refreshStage, tokenMapView } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 import { Predict } from './predict.js';
@@ -136,16 +137,20 @@ export class SoftmaxStage {
       head: h,
       row: q,
     });
+    // every term, or the first six and "…" (then the line is no equation to check: the sum is
+    // the core's, of all of them)
+    const few = st.exps.length <= 6;
     setText(
       this.sumLine,
-      t('softmax.sumLine', {
-        terms:
-          [...st.exps]
-            .slice(0, 6)
-            .map((x) => fmt(x, 3))
-            .join(' + ') + (st.exps.length > 6 ? ' + …' : ''),
-        sum: fmt(st.sum, 4),
-      }),
+      few
+        ? sumEquation([...st.exps], st.sum, 4).text
+        : t('softmax.sumLine', {
+            terms: `${[...st.exps]
+              .slice(0, 6)
+              .map((x) => fmt(x, 3))
+              .join(' + ')} + …`,
+            sum: fmt(st.sum, 4),
+          }),
     );
     writeOnce(this.sumLine, 'data-value', st.sum);
   }

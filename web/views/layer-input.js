@@ -1,0 +1,140 @@
+// layer-input.js: "X for this layer", at the top of stage 3. Follows one token's row from stage
+// 2's X = E + P through every step before the shown layer's attention (each layer's walk from the
+// core's trace: LayerNorm with its mean and spread, attention output, residual add, feed-forward,
+// residual add), each step with the row's first numbers and its first number worked out, so the
+// first number of stage 3's X can be traced back to stage 2. Reads the walk as data (any order of
+// steps, any number of layers); computes nothing (equation.js prints, the core made every number).
+import { el } from './dom.js';
+import { fmt, rowOf, at } from './format.js';
+import { normEquation, sumEquation } from './equation.js';
+
+/** Numbers of the followed row shown per step (the first is the one followed). */
+const NUMS = 6;
+
+export class LayerInputPanel {
+  /** @param {any} ctx {t, actions, layers: () => every layer of the shown trace (or undefined)} */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.el = el('section', { class: 'layer-input', 'aria-labelledby': 'layer-input-title' });
+  }
+
+  /** @param {{result: any, state: {q: number}}} model */
+  render(model) {
+    const { t, actions } = this.ctx;
+    const tr = model.result;
+    const q = Math.min(model.state.q, tr.config.n - 1);
+    const tok = tr.tokens[q];
+    this.el.dataset.row = String(q); // the followed token, for the tests
+    const title = el('h3', { id: 'layer-input-title', text: t('layerIn.title') });
+    const embed = tr.input || tr.X;
+    const list = el('ol', { class: 'walk' });
+    list.append(
+      this.item(
+        t('layerIn.embed'),
+        embed,
+        q,
+        null,
+        el('button', {
+          type: 'button',
+          class: 'linkish',
+          text: t('layerIn.goStage2'),
+          on: { click: () => actions.gotoStage(1) },
+        }),
+      ),
+    );
+    const layers = tr.model && tr.layerCount > 0 ? this.ctx.layers() : null;
+    if (!layers || !layers.length) {
+      // random or NumPy weights: one attention, no LayerNorm, X is stage 2's X itself
+      this.el.replaceChildren(
+        title,
+        el('p', { class: 'hint', text: t('layerIn.direct', { tok }) }),
+        list,
+      );
+      return this.el;
+    }
+    const shown = tr.layer ?? layers.length - 1;
+    let input = embed;
+    for (let l = 0; l <= shown; l++) {
+      const walk = layers[l].walk;
+      const outs = walk.steps.map((/** @type {any} */ s) => s.out);
+      const read = (/** @type {number} */ f) => (f < 0 ? input : outs[f]);
+      const last = l === shown ? walk.attention_input : walk.steps.length - 1;
+      list.append(
+        el('li', {
+          class: 'walk-layer',
+          text: t(l === shown ? 'layerIn.layerShown' : 'layerIn.layer', { l: l + 1 }),
+        }),
+      );
+      for (let s = 0; s <= last; s++) {
+        const step = walk.steps[s];
+        const label = t(`layerIn.step.${step.kind}`, { l: l + 1 });
+        let worked = null;
+        let action = null;
+        if (step.kind === 'norm') {
+          const x = at(read(step.from[0]), q, 0);
+          worked = [
+            t('layerIn.stats', {
+              mean: fmt(step.mean[q], 3),
+              std: fmt(step.std[q], 3),
+              gain: fmt(step.gain[0], 3),
+              bias: fmt(step.bias[0], 3),
+            }),
+            normEquation(
+              x,
+              step.mean[q],
+              step.std[q],
+              step.gain[0],
+              step.bias[0],
+              at(step.out, q, 0),
+            ).text,
+          ];
+        } else if (step.kind === 'add') {
+          worked = [
+            sumEquation(
+              step.from.map((/** @type {number} */ f) => at(read(f), q, 0)),
+              at(step.out, q, 0),
+            ).text,
+          ];
+        } else if (step.kind === 'attention') {
+          action = el('button', {
+            type: 'button',
+            class: 'linkish',
+            text: t('layerIn.goAttention', { l: l + 1 }),
+            on: { click: () => actions.gotoLayerStage(l, 8) },
+          });
+        } else if (step.kind === 'feed_forward') {
+          worked = [t('layerIn.ffn', { dff: tr.model.d_ff })];
+        }
+        const li = this.item(label, step.out, q, worked, action);
+        li.dataset.layer = String(l);
+        li.dataset.step = String(s);
+        list.append(li);
+      }
+      input = outs[outs.length - 1];
+    }
+    list.append(el('li', { class: 'walk-end', text: t('layerIn.isX', { l: shown + 1 }) }));
+    this.el.replaceChildren(
+      title,
+      el('p', { class: 'hint', text: t('layerIn.follow', { tok, l: shown + 1 }) }),
+      list,
+    );
+    return this.el;
+  }
+
+  // one step: its name, the followed row's first numbers (the first in bold), its worked cell
+  item(label, m, q, worked, action) {
+    const row = rowOf(m, q);
+    const nums = [...row.subarray(0, NUMS)].map((v, c) =>
+      el(c === 0 ? 'strong' : 'span', { class: 'n', text: fmt(v) }),
+    );
+    return el('li', { class: 'walk-step' }, [
+      el('span', { class: 'walk-name', text: label }),
+      el('span', { class: 'walk-nums' }, [
+        ...nums,
+        row.length > NUMS ? el('span', { class: 'n', text: '…' }) : null,
+      ]),
+      ...(worked || []).map((w) => el('span', { class: 'walk-worked', text: w })),
+      action,
+    ]);
+  }
+}
