@@ -123,7 +123,8 @@ async function checkScreen(page, where) {
       for (const tag of cell.getAttribute('data-eq').split(' ')) {
         const [id, role] = tag.split(':');
         const key = `${scope.dataset.eqScope}|${id}`;
-        if (!groups.has(key)) groups.set(key, { part: [], factor: [], total: [] });
+        if (!groups.has(key))
+          groups.set(key, { part: [], factor: [], percent: [], rel: [], total: [] });
         groups.get(key)[role].push(cell.textContent.trim());
       }
     }
@@ -142,20 +143,30 @@ async function checkScreen(page, where) {
   }
   for (const g of tables) {
     assert.equal(g.total.length, 1, `${where}: one total per equation ${JSON.stringify(g)}`);
-    const rel = g.total[0].startsWith('≈') ? '≈' : '=';
+    const rel = (g.rel[0] || g.total[0]).trim().startsWith('≈') ? '≈' : '=';
     const total = g.total[0].replace(/^[≈=]\s*/, '');
+    // a part may carry its operator ("+ 0.12", "− 0.12"); a factor its parentheses; a weight is
+    // a percentage
     const num = (/** @type {string} */ s) =>
       s
         .replace(/^\+\s*/, '')
         .replace(/^−\s+/, '−')
         .replace(/[()]/g, '');
-    const numbers = [...g.part, ...g.factor].map(num);
-    const value = g.factor.length
-      ? numbers.reduce((a, s) => a * toNum(s), 1)
-      : numbers.reduce((a, s) => a + toNum(s), 0);
+    const factors = [
+      ...g.factor.map(num),
+      ...g.percent.map((p) => String(toNum(p.replace('%', '')) / 100)),
+    ];
+    const numbers = [
+      ...g.part.map(num),
+      ...g.factor.map(num),
+      ...g.percent.map((p) => p.replace('%', '')),
+    ];
+    const value = factors.length
+      ? factors.reduce((a, s) => a * toNum(s), 1)
+      : g.part.map(num).reduce((a, s) => a + toNum(s), 0);
     assert.ok(
       agrees(value, numbers, rel, total),
-      `${where}: table equation ${g.factor.length ? numbers.join(' × ') : numbers.join(' + ')} ${rel} ${total} does not hold (the parts give ${value})`,
+      `${where}: table equation ${factors.length ? factors.join(' × ') : g.part.join(' + ')} ${rel} ${total} does not hold (the parts give ${value})`,
     );
     n++;
   }

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { newPage, setup, teardown, gotoStage, shot, webDir, shotDir } from './harness.mjs';
 import { parse, coreSettings } from '../../web/state.js';
 import { fmt, pct, rowOf, colOf } from '../../web/views/format.js';
+import { productEquation } from '../../web/views/equation.js';
 import { judge, verdictKey } from '../../web/views/predict.js';
 import { taughtSentence } from '../../web/views/taught.js';
 
@@ -94,7 +95,13 @@ test("project: Q's first cell in four steps (rows meet, products, sum, lands), t
     const shownDims = [...Array(c.products.length).keys()].map((i) =>
       i < c.products.length - 1 ? i : d - 1,
     );
-    c.products.forEach((e, i) => assert.equal(e.text, fmt(dot.products[shownDims[i]])));
+    // each printed with the decimals its column's x × w needs (equation.js): the core's value
+    // rounded to what is printed
+    c.products.forEach((e, i) => {
+      const decimals = (e.text.split('.')[1] || '').length;
+      assert.ok(decimals >= 2, e.text);
+      assert.equal(e.text, fmt(dot.products[shownDims[i]], decimals));
+    });
   };
   const allFilled = async (r) => {
     for (const [i, c] of [
@@ -113,7 +120,7 @@ test("project: Q's first cell in four steps (rows meet, products, sum, lands), t
       [
         'multiply',
         'narr.projectMultiply',
-        { d, x: fmt(x[0]), w: fmt(w[0]), p: fmt(dot.products[0]) },
+        { d, eq: productEquation(x[0], w[0], dot.products[0]).text },
       ],
       ['sum', 'narr.projectSum', { r, tok: tokens[0], c: 1, d, v: fmt(value, 3) }],
     ];

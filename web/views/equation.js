@@ -4,7 +4,7 @@
 // the parts are rounded, and the sign is "≈". A negative term is written "a − b", never
 // "a + −b". Not a number formatter (format.js fmt) and not maths on the trace: it only reads back
 // the decimals it printed.
-import { fmt, fmtFactor } from './format.js';
+import { fmt, fmtFactor, pct } from './format.js';
 
 /** Decimals tried for the parts, fewest first. */
 const PART_DIGITS = [2, 3, 4];
@@ -112,4 +112,29 @@ export function normEquation(x, mean, std, gain, bias, y, totalDigits = 2) {
   }
   const w = write(PART_DIGITS[PART_DIGITS.length - 1]);
   return { text: `${w.text} ≈ ${total}`, rel: '≈', digits: w.digits };
+}
+
+/** Decimals tried for a weight printed as a percentage (pct's own first). */
+const PERCENT_DIGITS = [null, 1, 2, 3];
+
+/**
+ * A weight (as a percentage) and the values it multiplies, printed so that each printed
+ * weight × value gives its printed product (totals, already printed). -> {weight: "35.1%",
+ * values: ["0.12", ...], rel: '=' or '≈' (when no decimals up to 3 and 4 do)}
+ * @param {number} w @param {number[]} values @param {string[]} totals
+ */
+export function fitFactors(w, values, totals) {
+  for (const d of PERCENT_DIGITS) {
+    const weight = d == null ? pct(w) : `${(w * 100).toFixed(d)}%`;
+    const frac = num(weight.slice(0, -1)) / 100;
+    const printed = values.map((v, c) => {
+      for (const vd of PART_DIGITS) {
+        const text = fmt(v, vd);
+        if (rounds(frac * num(text), totals[c])) return text;
+      }
+      return null;
+    });
+    if (printed.every((p) => p !== null)) return { weight, values: printed, rel: '=' };
+  }
+  return { weight: pct(w), values: values.map((v) => fmt(v)), rel: '≈' };
 }

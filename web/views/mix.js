@@ -7,7 +7,7 @@
 import { el, setText, setWidth, writeOnce, says, setSays, replay } from './dom.js';
 import { fmt, pct, rowOf, colOf, tint, maxAbsFinite } from './format.js';
 import { wholeMatrix, matrixBlock } from './matrix-table.js';
-import { sumEquation } from './equation.js';
+import { fitFactors, sumEquation } from './equation.js';
 import { matrixView, refreshStage } from './heatmap.js';
 
 const NEAR_COPY = 0.9; // a top weight from here on: the output is called nearly one V row
@@ -249,6 +249,7 @@ export class MixStage {
         label: el('span'),
         w: el('td', { class: 'w', 'data-matrix': 'weights' }),
         v: el('td', { class: 'vrow' }),
+        eq: null,
         cells: Array.from({ length: this.cols }, (_, c) =>
           staggered(el('td', { 'data-matrix': 'contrib', 'data-col': c }), c),
         ),
@@ -258,7 +259,7 @@ export class MixStage {
         row.w,
         el('td', { class: 'times', text: '×' }),
         row.v,
-        el('td', { class: 'times', text: '=' }),
+        (row.eq = el('td', { class: 'times', text: '=' })),
         ...row.cells,
         this.cols < tr.config.d_k ? el('td', { class: 'rest', text: '…' }) : null,
       ]);
@@ -300,12 +301,27 @@ export class MixStage {
       writeOnce(row.w, 'data-row', q);
       writeOnce(row.w, 'data-col', j);
       writeOnce(row.w, 'data-value', v);
-      setText(row.w, pct(v));
       const vr = rowOf(head.V, j);
       const few = Math.min(compact() > 4 ? 3 : 1, vr.length); // the first entries of V_j (1 on a phone)
-      setText(
-        row.v,
-        `[${[...vr.subarray(0, few)].map((x) => fmt(x)).join(', ')}${vr.length > few ? ', …' : ''}]`,
+      const cellText = row.cells.map((_, c) => {
+        const e = cols?.[c];
+        const x = contrib[c].products[j];
+        return !e ? fmt(x) : e.signs[slot] === '−' ? `−${e.terms[slot]}` : e.terms[slot];
+      });
+      // the row is weight × V_j = the cells: the weight and the V entries shown get the decimals
+      // that make each shown product give its printed cell (equation.js)
+      const fit = fitFactors(v, [...vr.subarray(0, few)], cellText.slice(0, few));
+      setText(row.w, fit.weight);
+      setText(row.eq, fit.rel);
+      writeOnce(row.w, 'data-eq', fit.values.map((_, c) => `r${slot}c${c}:percent`).join(' '));
+      writeOnce(row.eq, 'data-eq', fit.values.map((_, c) => `r${slot}c${c}:rel`).join(' '));
+      const entries = fit.values.map((text, c) =>
+        el('span', { text, 'data-eq': `r${slot}c${c}:factor` }),
+      );
+      row.v.replaceChildren(
+        '[',
+        ...entries.flatMap((e, c) => (c ? [', ', e] : [e])),
+        vr.length > few ? ', …]' : ']',
       );
       row.cells.forEach((td, c) => {
         const x = contrib[c].products[j];
@@ -313,8 +329,9 @@ export class MixStage {
         writeOnce(td, 'data-row', j);
         writeOnce(td, 'data-value', x);
         const e = cols?.[c];
-        setText(td, !e ? fmt(x) : e.signs[slot] === '−' ? `−${e.terms[slot]}` : e.terms[slot]);
-        writeOnce(td, 'data-eq', e ? `c${c}:part` : null);
+        setText(td, cellText[c]);
+        const tags = [e ? `c${c}:part` : '', c < few ? `r${slot}c${c}:total` : ''];
+        writeOnce(td, 'data-eq', tags.filter(Boolean).join(' ') || null);
         const bg = tint(x, scale);
         if (td.apBg !== bg) {
           td.apBg = bg;
