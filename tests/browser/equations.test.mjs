@@ -72,7 +72,7 @@ function agrees(value, numbers, rel, total) {
  *  run of numbers, operators and parentheses before "=" or "≈" that parses. */
 export function inlineEquations(line) {
   const out = [];
-  const re = /([=≈])\s*(−?\d+(?:\.\d+)?)(?![\d.])/g;
+  const re = /([=≈])\s*(−?\d+(?:\.\d+)?)(?!\d|\.\d)/g;
   let m;
   while ((m = re.exec(line))) {
     let start = m.index;

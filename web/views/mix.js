@@ -9,6 +9,7 @@ import { fmt, pct, rowOf, colOf, tint, maxAbsFinite } from './format.js';
 import { wholeMatrix, matrixBlock } from './matrix-table.js';
 import { fitFactors, sumEquation } from './equation.js';
 import { matrixView, refreshStage } from './heatmap.js';
+import { StageExtras } from './stage-extras.js';
 
 const NEAR_COPY = 0.9; // a top weight from here on: the output is called nearly one V row
 
@@ -46,6 +47,7 @@ const PALETTE = [
 
 export class MixStage {
   constructor(root, ctx) {
+    this.extras = new StageExtras(['context'], ctx); // the same word in two sentences
     this.still = false; // set by the walkthrough: this show() only refreshes (no replay)
     this.root = root;
     this.ctx = ctx;
@@ -84,6 +86,7 @@ export class MixStage {
     const shape = (m) => [m.state.head, m.result.config.d_k, m.state.q];
     if (!refreshStage(this, model, shape, (m) => [[this.out, this.view(m)]])) return false;
     this.fill();
+    this.extras.update(model);
     return true;
   }
 
@@ -169,6 +172,7 @@ export class MixStage {
     this.out = matrixView(...this.view(model));
     this.verdict = el('p', { class: 'lead mix-verdict' });
     this.root.replaceChildren(
+      this.extras.links, // buttons that open the pictures under the stage
       this.title,
       this.stack,
       this.verdict,
@@ -187,8 +191,10 @@ export class MixStage {
         ),
         t('mix.all'),
       ),
+      this.extras.el,
     );
     this.fill();
+    this.extras.update(model);
   }
 
   // the followed token's shares (stacked bar) and one table row per shown key j: w_j × V_j = what

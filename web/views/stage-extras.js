@@ -1,6 +1,6 @@
 // stage-extras.js: the seeds' pictures inside the stages that use them: the library analogy (Q·K·V
 // and scores), the draggable 2-D dot-product plane (scores), the softmax lab (softmax) and the √d_k
-// experiment (scale). Each sits in a <details> under the stage; its panel is made when it is first
+// experiment (scale), the same word in two sentences (mix). Each sits in a <details> under the stage; its panel is made when it is first
 // opened and updated only while open, so typing never waits for a closed picture. `links` (put at
 // the top of the stage) has one button per picture that opens it and scrolls it into view.
 // Not a stage and not a panel itself; it computes nothing.
@@ -9,6 +9,7 @@ import { AnalogyPanel } from './panels/analogy.js';
 import { Plane2DPanel } from './panels/plane2d.js';
 import { SoftmaxLabPanel } from './panels/softmax-lab.js';
 import { ScaleDemo } from './scale-demo.js';
+import { ContextLens } from './panels/context-lens.js';
 
 // kind -> how to make its view: panels take (container, {core, t, onHighlight}); the demo (ctx)
 const KINDS = {
@@ -16,6 +17,11 @@ const KINDS = {
   plane: (box, ctx) => new Plane2DPanel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} }),
   softmaxLab: (box, ctx) =>
     new SoftmaxLabPanel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} }),
+  context: (box, ctx) => {
+    const d = new ContextLens(ctx);
+    box.append(d.el);
+    return d;
+  },
   scaleDemo: (box, ctx) => {
     const d = new ScaleDemo(ctx);
     box.append(d.el);
