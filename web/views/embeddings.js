@@ -207,7 +207,9 @@ export class EmbeddingsStage {
         const printed = !e
           ? fmt(row[c])
           : n === 2
-            ? e.total
+            ? e.rel === '='
+              ? e.total
+              : `≈ ${e.total}`
             : n === 1 && e.signs[1] === '−'
               ? `−${e.terms[1]}`
               : e.terms[n];

@@ -41,11 +41,12 @@ export function holds(terms, total) {
  * @param {(number | number[])[]} terms
  * @param {number} total
  * @param {number} [totalDigits] decimals of the printed total
+ * @param {number[]} [tries] the decimals tried for the parts, fewest first
  */
-export function sumEquation(terms, total, totalDigits = 2) {
+export function sumEquation(terms, total, totalDigits = 2, tries = PART_DIGITS) {
   const printedTotal = fmt(total, totalDigits);
   let pick = null;
-  for (const digits of PART_DIGITS) {
+  for (const digits of tries) {
     const printed = terms.map((t) => (Array.isArray(t) ? t : [t]).map((v) => fmt(v, digits)));
     if (holds(printed, printedTotal)) {
       pick = { printed, digits, rel: '=' };
@@ -84,7 +85,9 @@ export function sumEquation(terms, total, totalDigits = 2) {
  * @param {number} a @param {number} b @param {number} total @param {number} [totalDigits]
  */
 export function productEquation(a, b, total, totalDigits = 2) {
-  const e = sumEquation([[a, b]], total, totalDigits);
+  // a product of two rounded factors needs about two more decimals than its total
+  const tries = [2, 3, 4, 5, 6].filter((d) => d <= Math.max(4, totalDigits + 2));
+  const e = sumEquation([[a, b]], total, totalDigits, tries);
   // a lone product keeps its own sign: "−2.47 × 0.16 = −0.40"
   const [x, y] = [fmt(a, e.digits), fmtFactor(b, e.digits)];
   return { ...e, terms: [`${x}×${y}`], text: `${x} × ${y} ${e.rel} ${e.total}` };

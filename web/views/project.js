@@ -366,7 +366,7 @@ export class ProjectStage {
       const e = productEquation(x[dIdx], w[dIdx], d.products[dIdx]);
       setText(cc.x[n], fmt(x[dIdx], e.digits));
       setText(cc.w[n], fmt(w[dIdx], e.digits));
-      setText(cc.p[n], e.total);
+      setText(cc.p[n], e.rel === '=' ? e.total : `≈ ${e.total}`);
       writeOnce(cc.x[n], 'data-eq', `c${n}:factor`);
       writeOnce(cc.w[n], 'data-eq', `c${n}:factor`);
       writeOnce(cc.p[n], 'data-eq', `c${n}:total`);
