@@ -63,7 +63,7 @@ function agrees(value, numbers, rel, total) {
   const half = 0.5 * 10 ** -decimals(total);
   const gap = Math.abs(value - toNum(total));
   if (rel === '=') return gap <= half + 1e-9;
-  const big = Math.max(1, ...numbers.map((n) => Math.abs(Number(n))));
+  const big = Math.max(1, ...numbers.map((n) => Math.abs(toNum(n))));
   const slack = numbers.reduce((a, n) => a + 0.5 * 10 ** -decimals(n), 0) * big;
   return gap <= half + slack + 1e-9;
 }
@@ -113,7 +113,8 @@ async function checkScreen(page, where) {
     const lines = [];
     for (const sel of ['#stage-body', '#narration'])
       for (const node of document.querySelectorAll(sel))
-        if (shown(node)) lines.push(.../** @type {HTMLElement} */ (node).innerText.split('\n'));
+        // a table cell is a line of its own (an equation spread over cells carries data-eq)
+        if (shown(node)) lines.push(.../** @type {HTMLElement} */ (node).innerText.split(/[\n\t]/));
     // cells of one equation share an id within their table or sum box
     const groups = new Map();
     for (const cell of document.querySelectorAll('#stage-body [data-eq]')) {

@@ -17,6 +17,7 @@ import { fmt, pct, rowOf, colOf } from '../../web/views/format.js';
 import { productEquation } from '../../web/views/equation.js';
 import { judge, verdictKey } from '../../web/views/predict.js';
 import { taughtSentence } from '../../web/views/taught.js';
+import { layerView } from '../../web/core.js';
 
 after(teardown);
 
@@ -32,7 +33,8 @@ const close = (a, b, label) => {
 async function traceFor(search) {
   const { core } = await setup();
   const { state } = parse(search);
-  const tr = core.trace(state.s, coreSettings(state));
+  // the layer the page shows (layer 1 unless the link says otherwise)
+  const tr = layerView(core.trace(state.s, coreSettings(state)), state.layer);
   return { core, state, tr, tokens: tr.tokens };
 }
 
