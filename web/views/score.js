@@ -296,18 +296,28 @@ export class ScoreStage {
     const rest = more ? core.dotSteps(q.subarray(x.shown), kv.subarray(x.shown)).dot : 0;
     // two kinds of equation in one table: the row (products + rest = q · k) and each column
     // (q × k = product); the row picks the products' decimals, each column its factors'
-    const row = sumEquation(
-      [...d.products.subarray(0, x.shown), ...(more ? [rest] : [])],
-      d.dot,
-      3,
-    );
+    // a column whose factors cannot give its printed product (a product right at a rounding
+    // edge) is marked "≈" in its cell; fewer decimals for the products are tried when that
+    // makes more columns check (the row may then be "≈")
+    const parts = [...d.products.subarray(0, x.shown), ...(more ? [rest] : [])];
+    const colsAt = (/** @type {number} */ digits) =>
+      Array.from({ length: x.shown }, (_, c) =>
+        productEquation(q[c], kv[c], d.products[c], digits),
+      );
+    const loose = (/** @type {any[]} */ cs) => cs.filter((e) => e.rel !== '=').length;
+    let row = sumEquation(parts, d.dot, 3);
+    let cols = colsAt(row.digits);
+    if (loose(cols) > 0 && loose(colsAt(2)) < loose(cols)) {
+      row = sumEquation(parts, d.dot, 3, [2]);
+      cols = colsAt(2);
+    }
     const signed = (/** @type {number} */ n) =>
       row.signs[n] === '−' ? `−${row.terms[n]}` : row.terms[n];
     for (let c = 0; c < x.shown; c++) {
-      const col = productEquation(q[c], kv[c], d.products[c], row.digits);
+      const col = cols[c];
       writeOnce(x.q[c], 'text', fmt(q[c], col.digits));
       writeOnce(x.k[c], 'text', fmt(kv[c], col.digits));
-      writeOnce(x.products[c], 'text', signed(c));
+      writeOnce(x.products[c], 'text', col.rel === '=' ? signed(c) : `≈ ${signed(c)}`);
       writeOnce(x.products[c], 'data-value', d.products[c]);
       writeOnce(x.products[c], 'data-row', i);
       writeOnce(x.q[c], 'data-eq', `c${c}:factor`);
