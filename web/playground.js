@@ -569,7 +569,7 @@ class App {
     // layer: 0-based; the last layer is written -1, so a link keeps meaning "the last" across models
     const layers = tr.model ? tr.model.layers : 1;
     clamp('layer', layers - 1, -1);
-    if (layers > 1 && this.state.layer === layers - 1) this.state.layer = -1;
+    if (this.state.layer === layers - 1) this.state.layer = -1;
   }
 
   // the trace as the stages show it: the chosen layer's matrices (one object per trace and layer,

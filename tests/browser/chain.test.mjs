@@ -1,5 +1,4 @@
-// chain.test.mjs: one unbroken chain from the sentence to stage 3. The page opens on layer 1; on
-// every layer stage 3 starts with "X for this layer", which follows the token's row from stage
+// chain.test.mjs: one unbroken chain from the sentence to stage 3. On every layer stage 3 starts with "X for this layer", which follows the token's row from stage
 // 2's X = E + P through each earlier layer's walk (LayerNorm, attention, residual, LayerNorm,
 // feed-forward, residual) to the X that stage 3 multiplies. Every row shown is the core's (run
 // here in Node), its first line is stage 2's row as stage 2 prints it, its last is stage 3's X
@@ -35,8 +34,7 @@ for (const lang of ['en', 'zh'])
     const { page, errors, open, context } = await newPage({
       locale: lang === 'zh' ? 'zh-CN' : 'en-US',
     });
-    // no layer in the link: the page opens on layer 1
-    await open(`lang=${lang}`);
+    await open(`lang=${lang}&layer=0`);
     assert.equal(await page.$eval('#layer-picker', (e) => e.value), '0');
     const projectAt = STAGES.indexOf('project');
     for (const layer of [0, res.layers.length - 1]) {

@@ -241,8 +241,8 @@ test("each stage's lesson holds on the numbers shown: the default sentence and t
         kind: e.dataset.lesson,
         text: e.textContent,
       }));
-      // the page opens on layer 1: its weights, from the core run here
-      const layer = res.layers ? res.layers[0] : res;
+      // the layer the page shows (the last unless the link says otherwise): the trace's own
+      const layer = res;
       const w = layer.heads[said.head].weights;
       const top = Math.max(...w.data.subarray(said.q * w.cols, (said.q + 1) * w.cols));
       const where = `${model} "${text}" head ${said.head + 1}, row ${said.q}: top weight ${top}`;

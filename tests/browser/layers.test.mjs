@@ -1,6 +1,6 @@
 // layers.test.mjs: the layer picker. A layered model's stages show the chosen layer's matrices
 // (the trace's layers[l], compared cell by cell with the core run in Node), the URL key `layer`
-// round-trips (the last layer is written -1; the page opens on layer 1, 0), stage 3 labels X as that layer's
+// round-trips (the last layer is written -1, the default), stage 3 labels X as that layer's
 // normalised input, and the heads stage explains the residual stream in both languages. Random
 // weights (one layer) hide the picker.
 import { test, after } from 'node:test';
@@ -85,7 +85,7 @@ test('the layer picker shows each layer through the same stages; the URL keeps t
     (await page.textContent('#stage-body .residual-note')).includes(en['heads.residualLast']),
   );
   assert.equal(new URL(page.url()).searchParams.get('layer'), '-1');
-  // and back to layer 1 (where the page opens): the URL carries it
+  // and back to layer 1: the URL carries it
   const again = await renders(page);
   await page.selectOption('#layer-picker', '0');
   await waitRender(page, again);
