@@ -1,6 +1,9 @@
 // lexicon.cpp: TSV parsing and the built-in lexicon.
 #include "lexicon.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include "utf8.hpp"
 
 namespace ap {
@@ -17,6 +20,8 @@ std::string_view trim(std::string_view s) {
 
 Lexicon Lexicon::from_tsv(std::string_view tsv) {
   Lexicon lex;
+  // one entry a line at most: the table is sized once instead of rehashed as it grows
+  lex.words_.reserve(static_cast<std::size_t>(std::count(tsv.begin(), tsv.end(), '\n')) + 1);
   while (!tsv.empty()) {
     const std::size_t nl = tsv.find('\n');
     std::string_view line = tsv.substr(0, nl);
@@ -36,7 +41,7 @@ Lexicon Lexicon::from_tsv(std::string_view tsv) {
     if (t2 != std::string_view::npos) e.category = column(t2, t3);
     if (t3 != std::string_view::npos) e.read_as = column(t3, std::string_view::npos);
     word = trim(word);
-    if (!word.empty()) lex.add(std::string(word), e);
+    if (!word.empty()) lex.add(std::string(word), std::move(e));
   }
   // a read-as word's category, left empty in the file, is its target's
   for (auto& [word, e] : lex.words_)
