@@ -31,7 +31,12 @@ async function boot(frame, strings) {
   const unsupported = await unsupportedMessage(kind, location.search, () => strings);
   if (unsupported) throw new CoreError('unsupported', unsupported);
   const base = bundle === 'single' ? './' : new URL('./wasm/', import.meta.url).href;
-  const [module, translator] = await Promise.all([loadModule({ base }), strings]);
+  // the mark: when the module was instantiated and started (scripts/perf/first-trace.mjs)
+  const loading = loadModule({ base }).then((m) => {
+    performance.mark('attention-playground:module-ready');
+    return m;
+  });
+  const [module, translator] = await Promise.all([loading, strings]);
   const pageUrl = location.href.split(/[?#]/)[0];
   const app = await mountPlayground(document, {
     module,

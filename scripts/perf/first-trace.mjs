@@ -7,7 +7,7 @@
 // when the module's script, the wasm, the page's script and its strings arrived (resource timing),
 // the module's compile and instantiation (WebAssembly's own calls, timed from an init script), and
 // the frame that painted the first trace.
-//   node scripts/perf/first-trace.mjs [--loads N] [--cpu-loads N] [--dist DIR]...
+//   node scripts/perf/first-trace.mjs [--loads N] [--cpu-loads N] [--repeat-loads N] [--dist DIR]...
 //     several --dist: each dist folder measured in the same run (a before/after comparison)
 // scripts/bench calls measureFirstTrace for bench.json. Not a test: it times, it asserts nothing.
 import os from 'node:os';
@@ -116,9 +116,20 @@ function mainThreadCpu(events, splits) {
   return out;
 }
 
-async function loadOnce(browser, url, locale, { cpu = false } = {}) {
+// repeat: the page is loaded once and left for a while first, in the same browser context (its
+// HTTP cache, and the compiled WebAssembly Chromium keeps beside a cached .wasm it compiled
+// streaming); the second visit is the one measured.
+async function loadOnce(browser, url, locale, { cpu = false, repeat = false } = {}) {
   const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
   try {
+    if (repeat) {
+      const first = await context.newPage();
+      await first.goto(url);
+      await first.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+      // Chromium writes the compiled module to its cache once the module has run a while
+      await first.waitForTimeout(3000);
+      await first.close();
+    }
     const page = await context.newPage();
     await page.addInitScript(probe);
     let cdp = null;
@@ -178,14 +189,17 @@ async function loadOnce(browser, url, locale, { cpu = false } = {}) {
   }
 }
 
-/** Loads each dist's hosted page and the module-only page `loads` times, turn by turn.
+/** Loads each dist's hosted page and the module-only page `loads` times, turn by turn, then
+ *  `cpuLoads` traced times each; the page as a repeat visit `repeatLoads` times.
  *  dists: {label: dist folder}. -> {how, load: [1-min load average before, after],
- *  [label]: {page: stats, moduleOnly: stats, pageShare}} where stats = {median of each time,
- *  loads, firstTraceMs: {median, min, max}} (ms from navigation start). */
+ *  [label]: {page: stats, moduleOnly: stats, repeatVisit: stats, pageShareMs}} where stats =
+ *  {median of each time, loads, firstTraceMs and drawnMs: {median, min, max},
+ *  mainThreadCpuMs} (ms from navigation start). */
 export async function measureFirstTrace({
   dists = { current: path.join(root, 'dist') },
   loads = 15,
   cpuLoads = 5,
+  repeatLoads = 5,
   locale = 'en-US',
 } = {}) {
   const servers = {};
@@ -194,6 +208,8 @@ export async function measureFirstTrace({
       dir,
       routes: { '/site/module-only.html': { body: MODULE_ONLY } },
     });
+    // the same files as a static host serves them (cacheable), for the repeat visit
+    servers[label].cached = await startServer({ dir, cacheable: true });
   }
   const browser = await launch();
   const rows = {};
@@ -202,19 +218,25 @@ export async function measureFirstTrace({
     // the timed loads, then the traced ones (tracing slows a load down)
     for (let i = 0; i < loads + cpuLoads; i++) {
       const cpu = i >= loads;
-      for (const [label, { base }] of Object.entries(servers)) {
-        for (const [kind, file] of [
-          ['page', ''],
-          ['moduleOnly', 'module-only.html'],
+      for (const [label, { base, cached }] of Object.entries(servers)) {
+        for (const [kind, url] of [
+          ['page', `${base}site/`],
+          ['moduleOnly', `${base}site/module-only.html`],
+          ['repeat', `${cached.base}site/`],
         ]) {
+          if (kind === 'repeat' && (cpu || !repeatLoads || i >= repeatLoads)) continue;
           const key = `${label}/${kind}${cpu ? '/cpu' : ''}`;
-          (rows[key] ||= []).push(await loadOnce(browser, `${base}site/${file}`, locale, { cpu }));
+          const repeat = kind === 'repeat';
+          (rows[key] ||= []).push(await loadOnce(browser, url, locale, { cpu, repeat }));
         }
       }
     }
   } finally {
     await browser.close();
-    for (const { server } of Object.values(servers)) server.close();
+    for (const { server, cached } of Object.values(servers)) {
+      server.close();
+      cached.server.close();
+    }
   }
   const stats = (list, cpuList = []) => {
     const out = { loads: list.length };
@@ -243,15 +265,18 @@ export async function measureFirstTrace({
       "WebAssembly compile + instantiate call. mainThreadCpuMs: the renderer main thread's CPU time " +
       "(thread clock, from a DevTools trace of other loads: little slowed by the machine's load) before the " +
       "module is asked for, while it compiles and starts, from then to the first-trace mark (the page's " +
-      'views and the first trace), and in the frame that paints it',
+      'views and the first trace), and in the frame that paints it. repeatVisit: the hosted page served ' +
+      'cacheable (max-age), loaded a second time in the same browser context 3 s after the first',
     load: [round(loadBefore), round(os.loadavg()[0])],
   };
   for (const label of Object.keys(dists)) {
     const page = stats(rows[`${label}/page`], rows[`${label}/page/cpu`]);
     const moduleOnly = stats(rows[`${label}/moduleOnly`], rows[`${label}/moduleOnly/cpu`]);
+    const repeat = rows[`${label}/repeat`] ? stats(rows[`${label}/repeat`]) : null;
     result[label] = {
       page,
       moduleOnly,
+      repeatVisit: repeat,
       pageShareMs: round(page.firstTraceMs.median - moduleOnly.firstTraceMs.median),
     };
   }
@@ -263,9 +288,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dists = {};
   let loads = 15;
   let cpuLoads = 5;
+  let repeatLoads = 5;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--loads') loads = Number(args[++i]);
     else if (args[i] === '--cpu-loads') cpuLoads = Number(args[++i]);
+    else if (args[i] === '--repeat-loads') repeatLoads = Number(args[++i]);
     else if (args[i] === '--dist') {
       const d = path.resolve(args[++i]);
       dists[path.basename(path.dirname(d)) + '/' + path.basename(d)] = d;
@@ -275,6 +302,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     dists: Object.keys(dists).length ? dists : undefined,
     loads,
     cpuLoads,
+    repeatLoads,
   });
   console.log(JSON.stringify(r, null, 2));
 }

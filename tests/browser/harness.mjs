@@ -34,7 +34,8 @@ export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; st
  * routes: {'/path': {body (a string, or a function of the request), type, csp (its own CSP
  * header; routes get none otherwise)}} served before files
  * (test pages), log: [] to record the paths asked for, cors: send Access-Control-Allow-Origin: *
- * (a CDN serving the element to other sites)}.
+ * (a CDN serving the element to other sites), cacheable: files may be kept for an hour instead of
+ * no-store (a repeat visit, as a static host serves them)}.
  */
 export function startServer(opts = {}) {
   const dir = opts.dir || webDir;
@@ -65,7 +66,7 @@ export function startServer(opts = {}) {
     res.writeHead(200, {
       'content-type': MIME[path.extname(file)] || 'application/octet-stream',
       ...(csp ? { 'content-security-policy': csp } : {}),
-      'cache-control': 'no-store',
+      'cache-control': opts.cacheable ? 'max-age=3600' : 'no-store',
       ...cors,
     });
     fs.createReadStream(file).pipe(res);
