@@ -159,11 +159,25 @@ write(path.join(dist, 'embed/attention-playground.js'), await element('../site/'
 const site = path.join(dist, 'site');
 // No strings in the script (no AP_LOCALES): the page fetches the shown language's locale file
 // beside the wasm module, and another one when the learner picks it (web/strings.js, main.js),
-// so a visitor downloads one language, not every one
-write(
-  path.join(site, 'app.js'),
-  jsBanner + (await bundle('main.js', 'esm', { AP_BUNDLE: 'site' })),
-);
+// so a visitor downloads one language, not every one.
+// Split: what the page loads only when a learner opens it (the stages' pictures, imported with
+// import()) goes to chunks/, fetched then; app.js is what the first trace needs.
+const siteOut = await esbuild.build({
+  entryPoints: { app: path.join(web, 'main.js') },
+  bundle: true,
+  write: false,
+  format: 'esm',
+  splitting: true,
+  outdir: site,
+  chunkNames: 'chunks/[name]-[hash]',
+  minify: true,
+  target: 'es2022',
+  legalComments: 'none',
+  logLevel: 'error',
+  external: ['node:*'],
+  define: { AP_BUNDLE: JSON.stringify('site') },
+});
+for (const f of siteOut.outputFiles) write(f.path, jsBanner + f.text);
 for (const [lang, strings] of Object.entries(locales))
   write(path.join(site, localePath(lang)), JSON.stringify(strings));
 licenceFiles(site);
@@ -226,7 +240,7 @@ await bundlePackage({
 const favicon = `data:image/svg+xml;base64,${fs.readFileSync(path.join(web, 'favicon.svg')).toString('base64')}`;
 // The single file has no files beside it to fetch the corpus from: it carries every
 // CORPUS_EVERY-th sentence of it (with its header), as many as its size budget allows.
-const CORPUS_EVERY = 50;
+const CORPUS_EVERY = 60;
 const corpusLines = read(web, 'wasm', 'corpus-train.tsv').split('\n');
 let sentence = 0;
 const corpusSample = corpusLines

@@ -27,7 +27,6 @@ import { ArcView } from './views/arcs.js';
 import { splitTokenText } from './views/tokens.js';
 import { Shortcuts } from './views/shortcuts.js';
 import { ShareView, shareLinks } from './views/share.js';
-import { ExportView } from './views/export.js';
 import { FormulaPanel } from './views/panels/formula.js';
 import { ModelInfoView } from './views/model.js';
 import { TrainView } from './views/train.js';
@@ -195,10 +194,24 @@ class App {
       this.options.keyTarget,
     );
     this.share = new ShareView($('share-body'), { t, links: () => this.links() });
-    this.exporter = new ExportView($('export-body'), {
-      t,
-      view: () => this.exportView(),
-      core: this.core,
+    // the export panel sits in a closed <details>: its code comes with its first opening
+    this.exporter = null;
+    this.exporterLoading = null;
+    $('export').addEventListener('toggle', () => {
+      if (!$('export').open || this.exporterLoading) return;
+      this.exporterLoading = import('./views/export.js').then(
+        ({ ExportView }) => {
+          this.exporter = new ExportView($('export-body'), {
+            t: this.t,
+            view: () => this.exportView(),
+            core: this.core,
+          });
+        },
+        (e) => {
+          this.exporterLoading = null; // opened again, it tries again
+          panelFailed($('export-body'), e, this.t);
+        },
+      );
     });
     $('lang').addEventListener('click', () => actions.toggleLang());
     $('head-picker').addEventListener('change', (e) => this.set({ head: +e.target.value }));
@@ -399,7 +412,7 @@ class App {
     });
     this.shortcuts.setTranslator(this.t);
     this.share.setTranslator(this.t);
-    this.exporter.setTranslator(this.t);
+    this.exporter?.setTranslator(this.t);
     for (const v of [
       this.modelInfo,
       this.trainer,

@@ -5,28 +5,26 @@
 // the top of the stage) has one button per picture that opens it and scrolls it into view.
 // Not a stage and not a panel itself; it computes nothing.
 import { el, panelFailed } from './dom.js';
-import { AnalogyPanel } from './panels/analogy.js';
-import { Plane2DPanel } from './panels/plane2d.js';
-import { SoftmaxLabPanel } from './panels/softmax-lab.js';
-import { ScaleDemo } from './scale-demo.js';
-import { ContextLens } from './panels/context-lens.js';
 
-// kind -> how to make its view: panels take (container, {core, t, onHighlight}); the demo (ctx)
+// A panel with its own box: (container, {core, t, onHighlight})
+const panel = (Panel) => (box, ctx) =>
+  new Panel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} });
+// A view that makes its own element: (ctx)
+const own = (View) => (box, ctx) => {
+  const d = new View(ctx);
+  box.append(d.el);
+  return d;
+};
+
+// kind -> a promise of how to make its view. The pictures load with their first opening: the
+// hosted page fetches their code then (the bundle splits them out), so the first trace does not
+// wait for code a learner may never open; the single-file bundles keep them inline.
 const KINDS = {
-  analogy: (box, ctx) => new AnalogyPanel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} }),
-  plane: (box, ctx) => new Plane2DPanel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} }),
-  softmaxLab: (box, ctx) =>
-    new SoftmaxLabPanel(box, { core: ctx.core, t: ctx.t, onHighlight: () => {} }),
-  context: (box, ctx) => {
-    const d = new ContextLens(ctx);
-    box.append(d.el);
-    return d;
-  },
-  scaleDemo: (box, ctx) => {
-    const d = new ScaleDemo(ctx);
-    box.append(d.el);
-    return d;
-  },
+  analogy: () => import('./panels/analogy.js').then((m) => panel(m.AnalogyPanel)),
+  plane: () => import('./panels/plane2d.js').then((m) => panel(m.Plane2DPanel)),
+  softmaxLab: () => import('./panels/softmax-lab.js').then((m) => panel(m.SoftmaxLabPanel)),
+  context: () => import('./panels/context-lens.js').then((m) => own(m.ContextLens)),
+  scaleDemo: () => import('./scale-demo.js').then((m) => own(m.ScaleDemo)),
 };
 
 export class StageExtras {
@@ -40,7 +38,17 @@ export class StageExtras {
       const summary = el('summary', { text: ctx.t(`extra.${kind}`) });
       const box = el('div', { class: 'extra-body' });
       const details = el('details', { class: 'stage-extra', 'data-extra': kind }, [summary, box]);
-      const item = { kind, details, summary, box, view: null, shown: null, failed: false };
+      const item = {
+        kind,
+        details,
+        summary,
+        box,
+        view: null,
+        make: null,
+        loading: null,
+        shown: null,
+        failed: false,
+      };
       details.addEventListener('toggle', () => {
         if (details.open) this.refresh(item);
       });
@@ -100,11 +108,16 @@ export class StageExtras {
     }
   }
 
-  // a picture that throws says so in its box (panelFailed) and stays broken; the stage goes on
+  // a picture that throws (or whose code does not load) says so in its box (panelFailed) and
+  // stays broken; the stage goes on
   refresh(item) {
     if (!this.model || item.failed) return;
+    if (!item.make) {
+      this.load(item);
+      return;
+    }
     try {
-      if (!item.view) item.view = KINDS[item.kind](item.box, this.ctx);
+      if (!item.view) item.view = item.make(item.box, this.ctx);
       if (item.shown === this.model) return;
       item.shown = this.model;
       item.view.update({ result: this.model.result, state: { ...this.model.state } });
@@ -112,6 +125,23 @@ export class StageExtras {
       item.failed = true;
       panelFailed(item.box, e, this.ctx.t);
     }
+  }
+
+  // fetches a picture's code once, then shows it with the stage's latest model
+  load(item) {
+    if (item.loading) return;
+    item.loading = KINDS[item.kind]().then(
+      (make) => {
+        item.loading = null;
+        item.make = make;
+        this.refresh(item);
+      },
+      (e) => {
+        item.loading = null;
+        item.failed = true;
+        panelFailed(item.box, e, this.ctx.t);
+      },
+    );
   }
 
   /** Opens one picture (a link from the stage text). */
