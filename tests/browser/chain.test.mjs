@@ -14,6 +14,15 @@ after(teardown);
 const printedRow = (m, i, k = 6) =>
   Array.from(m.data.subarray(i * m.cols, i * m.cols + Math.min(k, m.cols)), (v) => fmt(v));
 
+// Stage 3's walk opens closed (its title alone, compact first); a learner's click opens it and it
+// stays open while the page re-renders
+async function openWalk(page) {
+  await page.waitForSelector('body[data-stage="project"] .layer-input > summary');
+  if (!(await page.$eval('#stage-body .layer-input', (d) => d.open)))
+    await page.click('#stage-body .layer-input > summary');
+  await page.waitForSelector('body[data-stage="project"] .layer-input .walk-step');
+}
+
 /** The panel's lines: [{layer, step, nums: [printed]}], the first being stage 2's X. */
 const panelRows = (page) =>
   page.$$eval('#stage-body .layer-input .walk-step', (lis) =>
@@ -43,7 +52,7 @@ for (const lang of ['en', 'zh'])
         await page.waitForFunction(() => new URL(location.href).searchParams.get('layer') === '-1');
       }
       await page.click(`#stage-nav li:nth-child(${projectAt + 1}) button`);
-      await page.waitForSelector('body[data-stage="project"] .layer-input .walk-step');
+      await openWalk(page);
       const q = Number(await page.$eval('#stage-body .layer-input', (e) => e.dataset.row));
       const rows = await panelRows(page);
       // first: X = E + P as stage 2 has it
@@ -88,7 +97,7 @@ for (const lang of ['en', 'zh'])
     await page.waitForSelector('body[data-stage="heads"]');
     assert.equal(await page.$eval('#layer-picker', (e) => e.value), '0');
     await page.click(`#stage-nav li:nth-child(${projectAt + 1}) button`);
-    await page.waitForSelector('body[data-stage="project"] .layer-input');
+    await openWalk(page);
     await page.click('#stage-body .layer-input .walk-step:first-child button');
     await page.waitForSelector('body[data-stage="embeddings"]');
     assert.deepEqual(errors, []);

@@ -15,7 +15,9 @@ export class LayerInputPanel {
   /** @param {any} ctx {t, actions, layers: () => every layer of the shown trace (or undefined)} */
   constructor(ctx) {
     this.ctx = ctx;
-    this.el = el('section', { class: 'layer-input', 'aria-labelledby': 'layer-input-title' });
+    // closed at first (compact first): its title says where stage 3's X comes from, the walk is
+    // one click away; open or closed stays as the learner left it across sentences
+    this.el = el('details', { class: 'layer-input' });
   }
 
   /** @param {{result: any, state: {q: number}}} model */
@@ -25,7 +27,7 @@ export class LayerInputPanel {
     const q = Math.min(model.state.q, tr.config.n - 1);
     const tok = tr.tokens[q];
     this.el.dataset.row = String(q); // the followed token, for the tests
-    const title = el('h3', { id: 'layer-input-title', text: t('layerIn.title') });
+    const title = el('summary', {}, [el('h3', { text: t('layerIn.title') })]);
     const embed = tr.input || tr.X;
     const list = el('ol', { class: 'walk' });
     list.append(
