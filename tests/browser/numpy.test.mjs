@@ -22,6 +22,7 @@ import { STAGES, numpyPreset, parse, coreSettings } from '../../web/state.js';
 
 after(teardown);
 
+const EN = JSON.parse(fs.readFileSync(path.join(root, 'web/locales/en.json'), 'utf8'));
 const article = fs.readFileSync(path.join(root, 'src/data/numpy_example.py'), 'utf8');
 
 function assertShown(shown, m, label) {
@@ -113,14 +114,30 @@ test("the preset shows the article's program, highlights each stage's lines, and
     if (id === 'score') assert.deepEqual(lit, ['    scores = np.matmul(Q, K.T)']);
     if (id === 'embeddings') assertShown(await cells(page, 'X'), tr.X, 'X');
     // what the stages say is true of this program: X by position, one head, W_O the identity
-    if (id === 'embeddings')
+    if (id === 'embeddings') {
       assert.equal(
         JSON.parse(await page.getAttribute('#stage-body p.hint[data-says]', 'data-says')).key,
         'embeddings.numpyX',
       );
+      // X differs by position: no word has a row of its own, and the introduction says so
+      const other = core.trace('zebra', coreSettings({ ...state, s: 'zebra' }));
+      assert.deepEqual([...other.X.data.slice(0, dModel)], [...tr.X.data.slice(0, dModel)]);
+      assert.equal(await page.textContent('#stage-what'), EN['stage.embeddings.whatNumpy']);
+      assert.doesNotMatch(await page.innerText('#walkthrough'), /same row of E|is a vector of/);
+    }
     if (id === 'heads') {
+      // one head and W_O the identity in the trace: nothing is mixed, and no sentence says it is
+      assert.equal(tr.config.heads, 1);
+      const wo = tr.W_O;
+      for (let i = 0; i < wo.rows; i++)
+        for (let j = 0; j < wo.cols; j++) assert.equal(wo.data[i * wo.cols + j], i === j ? 1 : 0);
       assert.match(await page.textContent('#stage-body'), /with one head, concat is that head's/);
-      assert.doesNotMatch(await page.textContent('#narration'), /mixed back|\(1 heads\)/);
+      assert.equal(await page.textContent('#stage-what'), EN['stage.heads.whatNumpy']);
+      assert.equal(
+        await page.textContent('#stage-body p.lead'),
+        EN['heads.leadNumpy'].replace('{dk}', String(dK)).replace('{d}', String(dModel)),
+      );
+      assert.doesNotMatch(await page.innerText('#walkthrough'), /mixed back|\b1 heads\b/);
     }
     if (id === 'project') assertShown(await cells(page, 'Q'), tr.heads[0].Q, 'Q');
     if (id === 'score') assertShown(await cells(page, 'scores'), tr.heads[0].scores, 'scores');

@@ -111,6 +111,11 @@ export class EmbeddingsStage {
     );
   }
 
+  // the stage's introduction: the article's program draws X per position, so no word has a row
+  whatKey(model) {
+    return model.result.program ? 'stage.embeddings.whatNumpy' : null;
+  }
+
   // what positions (and the causal mask) mean for word order, said for the settings shown
   posHint(model) {
     // the article's program draws X per position, from NumPy's generator: not from the words

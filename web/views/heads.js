@@ -156,6 +156,11 @@ export class HeadsStage {
     );
   }
 
+  // the stage's introduction: the article's program runs one head with no W_O to mix
+  whatKey(model) {
+    return model.result.program ? 'stage.heads.whatNumpy' : null;
+  }
+
   render(model) {
     const { t, actions } = this.ctx;
     const tr = model.result;
@@ -228,7 +233,15 @@ export class HeadsStage {
     this.root.replaceChildren(
       el('p', {
         class: 'lead',
-        text: t('heads.lead', { h: tr.config.heads, dk: tr.config.d_k, d: tr.config.d_model }),
+        // the article's program has one head and no W_O (the page's is the identity)
+        text: t(
+          tr.program ? 'heads.leadNumpy' : tr.config.heads === 1 ? 'heads.leadOne' : 'heads.lead',
+          {
+            h: tr.config.heads,
+            dk: tr.config.d_k,
+            d: tr.config.d_model,
+          },
+        ),
       }),
       el('div', { class: 'row-blocks heads' }, this.headBlocks),
       this.merge,

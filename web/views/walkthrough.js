@@ -106,7 +106,8 @@ export class Walkthrough {
     if (!fresh) {
       const id = stages[snap.stage];
       this.dom.title.textContent = `${snap.stage + 1}. ${t(`stage.${id}.title`)}`;
-      this.dom.what.textContent = t(`stage.${id}.what`);
+      // a stage whose introduction is not true for every model names its own (view.whatKey)
+      this.dom.what.textContent = t(view.whatKey?.(this.model) || `stage.${id}.what`);
       this.dom.body.dataset.stage = id;
       view.render(this.model);
       this.drawn = snap.stage;
