@@ -1,7 +1,8 @@
 // phone.test.mjs: the walkthrough on a 375 × 800 phone, in both languages. No text under 11 px
 // (SVG text measured as drawn, after its viewBox's scaling); the √d_k table shows all its columns;
 // rows of up to 8 numbers are never cut to a window; two heads side by side show the same keys;
-// a new stage's title is not under the sticky bar; every stage chip keeps its name.
+// a new stage's title is not cut by the sticky bar (at 1280 px too, on the NumPy example); every
+// stage chip keeps its name, shown when the keyboard reaches it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -38,6 +39,13 @@ const smallText = (page, scope) =>
     return [...new Set(out)];
   }, scope);
 
+/** Where the stage's title and the sticky bar are in the viewport. */
+const titleAndBar = (page) =>
+  page.evaluate(() => ({
+    title: document.getElementById('stage-title').getBoundingClientRect().toJSON(),
+    bar: document.getElementById('stagebar').getBoundingClientRect().toJSON(),
+  }));
+
 for (const lang of ['en', 'zh']) {
   const locale = lang === 'zh' ? 'zh-CN' : 'en-US';
 
@@ -56,13 +64,24 @@ for (const lang of ['en', 'zh']) {
       STAGES.map((id) => LOCALES[lang][`stage.${id}.short`]),
     );
     for (const c of chips) assert.notEqual(c.display, 'none', `${c.text} is in the name`);
+    // a chip reached by the keyboard shows its name, not only its number
+    await page.focus('#stage-nav li:nth-child(1) button');
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const b = document.activeElement;
+      const r = b.querySelector('.name')?.getBoundingClientRect();
+      return {
+        chip: b.matches('#stage-nav .stage-btn'),
+        current: b.hasAttribute('aria-current'),
+        w: r?.width ?? 0,
+      };
+    });
+    assert.ok(focused.chip && !focused.current, 'Tab reaches the next chip');
+    assert.ok(focused.w > 8, `the focused chip's name is shown (${focused.w} px wide)`);
     for (const [i, id] of STAGES.entries()) {
       await gotoStage(page, i, id);
-      assert.deepEqual(await smallText(page, '#walkthrough'), [], `stage ${id}`);
-      const { title, bar } = await page.evaluate(() => ({
-        title: document.getElementById('stage-title').getBoundingClientRect().toJSON(),
-        bar: document.getElementById('stagebar').getBoundingClientRect().toJSON(),
-      }));
+      assert.deepEqual(await smallText(page, 'body'), [], `stage ${id}`);
+      const { title, bar } = await titleAndBar(page);
       // either in full below the bar, or scrolled wholly out of sight under it (a step's cell)
       assert.ok(
         title.top >= bar.bottom - 0.5 || title.bottom <= bar.bottom + 0.5,
@@ -73,7 +92,7 @@ for (const lang of ['en', 'zh']) {
     await gotoStage(page, 4, 'scale');
     await page.click('#stage-body .extra-link[data-extra="scaleDemo"]');
     await page.waitForSelector('#stage-body .sd-table tbody tr');
-    assert.deepEqual(await smallText(page, '#walkthrough'), [], 'the √d_k experiment');
+    assert.deepEqual(await smallText(page, 'body'), [], 'the √d_k experiment');
     // the √d_k table: every column inside its box, the top weights (the last two) too
     const fit = await page.$eval('#stage-body .sd-table', (t) => ({
       table: t.getBoundingClientRect().right,
@@ -85,6 +104,24 @@ for (const lang of ['en', 'zh']) {
     await shot(page, `phone-${lang}-scale-demo`);
     assert.deepEqual(errors, []);
     await context.close();
+  });
+
+  test(`${lang}: the NumPy example at 375 and 1280 px: text at least 11 px on a phone, no title cut by the bar`, async () => {
+    for (const width of [375, 1280]) {
+      const { page, errors, open, context } = await newPage({ width, height: 800, locale });
+      await open(`lang=${lang}&model=numpy`);
+      for (const [i, id] of STAGES.entries()) {
+        await gotoStage(page, i, id);
+        if (width === 375) assert.deepEqual(await smallText(page, 'body'), [], `stage ${id}`);
+        const { title, bar } = await titleAndBar(page);
+        assert.ok(
+          title.top >= bar.bottom - 0.5 || title.bottom <= bar.bottom + 0.5,
+          `${width} px, stage ${id}: title ${title.top}–${title.bottom}, bar bottom ${bar.bottom}`,
+        );
+      }
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
   });
 
   test(`${lang}: rows of up to 8 numbers whole; heads side by side show the same keys`, async () => {

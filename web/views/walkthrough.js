@@ -163,6 +163,12 @@ export class Walkthrough {
     let dy = 0;
     if (lo < top) dy = lo - top;
     else if (hi > view) dy = Math.min(hi - view, lo - top);
+    // the stage's title is left wholly in view or wholly under the bar, never cut by its edge
+    const title = this.dom.title?.getBoundingClientRect();
+    if (title && title.height && title.top - dy < top && title.bottom - dy > top) {
+      if (hi - (title.top - top) <= view) dy = title.top - top;
+      else if (title.bottom - top <= lo - top) dy = title.bottom - top;
+    }
     if (Math.abs(dy) >= 1) window.scrollBy({ top: dy, behavior: 'instant' });
   }
 
