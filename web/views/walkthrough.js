@@ -107,7 +107,8 @@ export class Walkthrough {
       const id = stages[snap.stage];
       this.dom.title.textContent = `${snap.stage + 1}. ${t(`stage.${id}.title`)}`;
       // a stage whose introduction is not true for every model names its own (view.whatKey)
-      this.dom.what.textContent = t(view.whatKey?.(this.model) || `stage.${id}.what`);
+      const own = /** @type {{whatKey?: (model: any) => string}} */ (view).whatKey;
+      this.dom.what.textContent = t(own?.call(view, this.model) || `stage.${id}.what`);
       this.dom.body.dataset.stage = id;
       view.render(this.model);
       this.drawn = snap.stage;
