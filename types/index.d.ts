@@ -71,6 +71,28 @@ export interface Layer {
   hidden: Matrix;
   /** the residual stream leaving the layer */
   stream: Matrix;
+  /** the layer as ordered steps from its input to its stream (a trained model's) */
+  walk?: LayerWalk;
+}
+
+/** One layer's walk (schema.hpp walk()): the step whose out is the attention's X (-1: the
+ *  layer's input), and every step with the step indices it reads (-1: the layer's input). */
+export interface LayerWalk {
+  attention_input: number;
+  steps: WalkStep[];
+}
+
+/** A step of a layer's walk; a LayerNorm adds its per-row mean and std and its gain and bias. */
+export interface WalkStep {
+  kind: 'norm' | 'attention' | 'add' | 'feed_forward';
+  name: string;
+  from: number[];
+  out: Matrix;
+  mean?: Float32Array;
+  std?: Float32Array;
+  gain?: Float32Array;
+  bias?: Float32Array;
+  eps?: number;
 }
 
 /** A trained model's card (schema.hpp model_card). */

@@ -122,7 +122,7 @@ const PERCENT_DIGITS = [null, 1, 2, 3];
 
 /**
  * A weight (as a percentage) and the values it multiplies, printed so that each printed
- * weight × value gives its printed product (totals, already printed). -> {weight: "35.1%",
+ * weight × value gives its printed product (totals, already printed). -> {weight: (a percentage),
  * values: ["0.12", ...], rel: '=' or '≈' (when no decimals up to 3 and 4 do)}
  * @param {number} w @param {number[]} values @param {string[]} totals
  */
