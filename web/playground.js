@@ -771,7 +771,11 @@ class App {
         panel.getBoundingClientRect().top - (bar && !bar.hidden ? bar.offsetHeight + grow : 0) - 4;
       if (Math.abs(dy) >= 1) window.scrollBy({ top: dy, behavior: 'instant' });
     }
-    this.walk.reveal(bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0);
+    // the bar's bottom once it sticks (its sticky top plus its height): revealing a step scrolls
+    // down from where the bar may still sit lower, unstuck, and it sticks as the page moves
+    const stuck =
+      bar && !bar.hidden ? (parseFloat(getComputedStyle(bar).top) || 0) + bar.offsetHeight : 0;
+    this.walk.reveal(Math.max(0, stuck));
   }
 
   // text, or a says() sentence {text, data}: its data goes to data-says (what the test checks)
