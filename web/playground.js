@@ -199,18 +199,20 @@ class App {
     this.exporterLoading = null;
     $('export').addEventListener('toggle', () => {
       if (!$('export').open || this.exporterLoading) return;
-      this.exporterLoading = import('./views/export.js').then(
-        ({ ExportView }) => {
-          this.exporter = new ExportView($('export-body'), {
-            t: this.t,
-            view: () => this.exportView(),
-            core: this.core,
-          });
-        },
-        (e) => {
-          this.exporterLoading = null; // opened again, it tries again
-          panelFailed($('export-body'), e, this.t);
-        },
+      this.exporterLoading = this.later.wait(
+        import('./views/export.js').then(
+          ({ ExportView }) => {
+            this.exporter = new ExportView($('export-body'), {
+              t: this.t,
+              view: () => this.exportView(),
+              core: this.core,
+            });
+          },
+          (e) => {
+            this.exporterLoading = null; // opened again, it tries again
+            panelFailed($('export-body'), e, this.t);
+          },
+        ),
       );
     });
     $('lang').addEventListener('click', () => actions.toggleLang());

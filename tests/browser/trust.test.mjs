@@ -228,12 +228,20 @@ for (const size of SIZES)
     test(`${size.width}: switching ${from} → ${to} shows what a fresh load in ${to} shows`, async () => {
       const a = await newPage({ ...size, locale: locale(from) });
       await a.open(`lang=${from}`);
-      // open the pictures whose labels were left in the first language
-      const openAll = (page) =>
-        page.evaluate(() => {
+      // open the pictures whose labels were left in the first language, and wait until each
+      // picture's code has arrived and drawn it
+      const openAll = async (page) => {
+        await page.evaluate(() => {
           for (const d of document.querySelectorAll('#walkthrough details, #model-info details'))
             /** @type {HTMLDetailsElement} */ (d).open = true;
         });
+        await page.waitForFunction(() =>
+          [...document.querySelectorAll('details.stage-extra[open] .extra-body')].every(
+            (b) => b.childElementCount > 0,
+          ),
+        );
+        await waitSettled(page);
+      };
       for (const [i, id] of [
         [2, 'project'],
         [3, 'score'],
@@ -252,13 +260,6 @@ for (const size of SIZES)
         await b.page.waitForSelector(`body[data-stage="${id}"]`);
         await waitSettled(b.page);
         await openAll(b.page);
-        // the opened pictures draw on the next frames
-        const settle = (p) =>
-          p.evaluate(
-            () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
-          );
-        await settle(a.page);
-        await settle(b.page);
         const switched = (await visibleText(a.page)).split('\n');
         const fresh = (await visibleText(b.page)).split('\n');
         const onlySwitched = switched.filter((l) => !fresh.includes(l));

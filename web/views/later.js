@@ -31,6 +31,7 @@ export class Later {
     /** @type {any} the timer that waits for typing to pause (schedule), 0 when none runs */
     this.quiet = 0;
     this.quietUntil = 0;
+    this.loading = 0; // code being fetched for a view that will draw when it arrives (wait)
   }
 
   /** view.update(...args) now if the view is on screen (or not yet watched), else later. A view
@@ -53,7 +54,20 @@ export class Later {
   }
 
   settled() {
-    return this.pending.size === 0;
+    return this.pending.size === 0 && this.loading === 0;
+  }
+
+  /** A view whose code is still being fetched has not drawn yet: the page is not settled until
+   *  `promise` ends (it should end after the view has drawn). Returns `promise`. */
+  wait(promise) {
+    this.loading += 1;
+    this.tell();
+    const done = () => {
+      this.loading -= 1;
+      this.tell();
+    };
+    promise.then(done, done);
+    return promise;
   }
 
   onSettle(fn) {
@@ -162,6 +176,6 @@ export class Later {
   }
 
   tell() {
-    for (const fn of this.listeners) fn(this.pending.size === 0);
+    for (const fn of this.listeners) fn(this.settled());
   }
 }

@@ -130,7 +130,7 @@ export class StageExtras {
   // fetches a picture's code once, then shows it with the stage's latest model
   load(item) {
     if (item.loading) return;
-    item.loading = KINDS[item.kind]().then(
+    const loading = KINDS[item.kind]().then(
       (make) => {
         item.loading = null;
         item.make = make;
@@ -142,6 +142,7 @@ export class StageExtras {
         panelFailed(item.box, e, this.ctx.t);
       },
     );
+    item.loading = this.ctx.later ? this.ctx.later.wait(loading) : loading;
   }
 
   /** Opens one picture (a link from the stage text). */
