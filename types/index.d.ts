@@ -23,7 +23,8 @@ export interface Settings {
   /** an unsigned 64-bit integer as a decimal string (a number is accepted too) */
   seed: string;
   max_tokens: number;
-  /** 'default' (the trained model shipped in the module), 'random', 'numpy', 'custom' */
+  /** 'default' (the trained model shipped in the module), 'random', 'numpy', 'custom', 'real'
+   *  (a Hugging Face model loaded with Core.setRealModel) */
   model: string;
 }
 
@@ -148,6 +149,8 @@ export interface Limits {
   max_d_model: number;
   max_heads: number;
   max_layers: number;
+  max_real_layers: number;
+  max_real_heads: number;
   max_temperature: number;
   max_text_bytes: number;
   max_head_width: number;

@@ -422,6 +422,9 @@ void write_limits(const W& w, typename W::Node& o) {
   put(w, o, "max_d_model", kMaxDModel);
   put(w, o, "max_heads", kMaxHeads);
   put(w, o, "max_layers", kMaxLayers);
+  // a real model's own limits (hf_model.hpp): the page's layer and head pickers reach them
+  put(w, o, "max_real_layers", kMaxHfLayers);
+  put(w, o, "max_real_heads", kMaxHfHeads);
   put(w, o, "max_temperature", kMaxTemperature);
   put(w, o, "max_text_bytes", static_cast<double>(kMaxTextBytes));
   put(w, o, "max_head_width", kMaxHeadWidth);

@@ -17,7 +17,9 @@ namespace ap {
 // schema::settings_fields; the trace's config says the values used): the trained model shipped in
 // the library and the session's own trained model fix their shape; seeded random weights take the
 // shape from the settings; the article's NumPy program (numpy_example.hpp) has one head and
-// adds no positions. The page builds its model switch and its disabled controls from this list.
+// adds no positions; a real model (GPT-2 or BERT from Hugging Face files, hf_model.hpp) fixes
+// every setting and is held outside the session (the page loads it into a second module, which
+// traces it; this session only knows its name). The page builds its model switch and its disabled controls from this list.
 struct ModelKind {
   const char* name;
   std::array<const char*, 3> fixes;  // setting names, then nullptr
@@ -27,12 +29,14 @@ inline constexpr ModelKind kModels[] = {
     {"random", {nullptr, nullptr, nullptr}},
     {"numpy", {"heads", "positions", nullptr}},
     {"custom", {"d_model", "heads", "d_k"}},
+    {"real", {"d_model", "heads", "d_k"}},
 };
 
 class Session {
  public:
   // The model called `name` (one of kModels); nullptr for "random" and "numpy". Throws
-  // bad_model for another name and no_custom_model when "custom" is asked before set_custom().
+  // bad_model for another name, no_custom_model when "custom" is asked before set_custom(), and
+  // no_real_model for "real" (a real model is traced where it was loaded, not here).
   const TrainedModel* model(const std::string& name) const;
 
   // The kind of model called `name` (text_model.hpp), picked once per trace; its errors are

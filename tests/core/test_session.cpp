@@ -37,6 +37,7 @@ TEST_CASE("Session: models by name") {
   s.trace("我爱你", {}, "default", &used);
   CHECK(used == &ap::default_model());
   CHECK(ap_test::code_of([&] { s.trace("我爱你", {}, "custom", &used); }) == "no_custom_model");
+  CHECK(ap_test::code_of([&] { s.trace("我爱你", {}, "real", &used); }) == "no_real_model");
   CHECK(ap_test::code_of([&] { s.trace("我爱你", {}, "gpt", &used); }) == "bad_model");
   CHECK_FALSE(s.has_custom());
 }

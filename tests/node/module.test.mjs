@@ -188,7 +188,7 @@ test('defaults and limits have one home, the core: the generated facts, core.js 
   assert.deepEqual(declared('Settings'), Object.keys(DEFAULTS), 'types/index.d.ts: Settings');
   assert.deepEqual(declared('Limits'), Object.keys(LIMITS), 'types/index.d.ts: Limits');
   assert.equal(DEFAULT_SETTINGS, DEFAULTS);
-  assert.deepEqual(MODELS, ['default', 'random', 'numpy', 'custom']);
+  assert.deepEqual(MODELS, ['default', 'random', 'numpy', 'custom', 'real']);
   assert.equal(DEFAULTS.model, 'default');
   assert.equal(MAX_SEED, 2n ** 64n - 1n);
   // the CLI's defaults are the same Settings
