@@ -6,8 +6,9 @@
 // the C++ core.
 //
 // One module may serve several playgrounds on a page; each playground makes its own Core over it.
-// A Core owns one module.Session (its custom model and caches), the only handle it holds, freed by
-// close() when the playground goes away.
+// A Core owns one module.Session (its custom model and caches) and, once a learner loads one, a
+// real model (GPT-2 or BERT, held by the second module that loaded it: real-model.js); close()
+// frees both when the playground goes away.
 import { DEFAULTS, LIMITS, VERSION } from './wasm/core-facts.mjs';
 
 /** An error from the core or from argument checks; `code` is stable and has a locale string. */
@@ -160,8 +161,22 @@ export class Core {
 
   /** Frees this Core's session; the Core cannot trace afterwards. Safe to call twice. */
   close() {
+    this.setRealModel(null);
     this.session?.delete();
     this.session = null;
+  }
+
+  /** Makes `model` (openRealModel's, real-model.js) this Core's 'real' model, freeing the one it
+   *  had; null frees it and leaves none. */
+  setRealModel(model) {
+    if (this.real && this.real !== model) this.real.dispose();
+    this.real = model || null;
+  }
+
+  /** The card of this Core's real model ({name, model_type, layers, heads, d_model, ...}), or
+   *  null when it has none. */
+  realModel() {
+    return this.real ? this.real.info : null;
   }
 
   live() {
@@ -220,11 +235,25 @@ export class Core {
   trace(text, settings = {}, detail = undefined) {
     checkText(text, this.lim.max_text_bytes);
     const s = wire(checkObject('settings', settings));
+    if (s.model === 'real') return this.traceReal(text, detail);
     if (detail !== undefined) {
       checkObject('detail', detail);
       return unwrap(this.live().traceText(text, s, detail));
     }
     return unwrap(this.live().traceText(text, s));
+  }
+
+  /** A trace through the real model: its own settings (the model fixes them all), the layer
+   *  detail.layer in full (-1 or absent: the last), every layer's every head's weights unless
+   *  detail.layers is false. The same shape as trace()'s, with `ids`, config.layer and the model's
+   *  card as `model`. */
+  traceReal(text, detail = {}) {
+    if (!this.real) throw new CoreError('no_real_model', 'no real model is loaded');
+    checkObject('detail', detail);
+    return this.real.trace(text, {
+      layer: detail.layer ?? -1,
+      layers: detail.layers !== false,
+    });
   }
 
   /** One example's gradient through a trained model: at token `row` the output should name the
@@ -375,6 +404,11 @@ export class Core {
  * @param {any} result @param {number} layer
  */
 export function layerView(result, layer) {
+  // a real model's trace holds one layer in full (its config says which), and each layer's
+  // weights only: it is that layer's view already
+  if (isRealTrace(result)) {
+    return { ...result, layer: result.config.layer, layerCount: result.model.layers };
+  }
   const all = result && result.layers;
   // traced without its layers (detail {layers: false}): the last layer, which is the trace's own
   if ((!all || !all.length) && result?.model?.layers > 1) {
@@ -393,6 +427,11 @@ export function layerView(result, layer) {
     layer: l,
     layerCount: all.length,
   };
+}
+
+/** Whether `result` is a trace of a real model (GPT-2, BERT): its card names a model_type. */
+export function isRealTrace(result) {
+  return typeof result?.model?.model_type === 'string';
 }
 
 /** Browser: loads web/wasm/attention.js with a classic script (works under a strict CSP and

@@ -50,6 +50,9 @@ async function boot(frame, strings) {
     pageUrl,
     embedScriptUrl: new URL('embed/attention-playground.js', pageUrl).href,
     training: training(pageUrl),
+    // a real model's module sits beside the page's (the single file has none); the cache keeps
+    // it, once fetched, for the next model the learner loads
+    realModels: bundle === 'single' ? null : { moduleUrl: `${base}attention-real.js`, cache: {} },
     onEvent: (type, detail) => frame && frame.send(type, detail),
   });
   if (frame) frame.attach(app);

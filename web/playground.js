@@ -3,7 +3,7 @@
 // runs the core when the state changes, hands the trace to the views and reports what happened
 // (data-* markers on `host`, options.onEvent). It draws nothing itself and computes no attention.
 // Page boot is main.js; the custom element is embed/element.js; the iframe protocol embed/frame.js.
-import { Core, layerView, VERSION, LIMITS } from './core.js';
+import { Core, layerView, isRealTrace, VERSION, LIMITS } from './core.js';
 import {
   parse,
   serialize,
@@ -30,6 +30,8 @@ import { ShareView, shareLinks } from './views/share.js';
 import { FormulaPanel } from './views/panels/formula.js';
 import { ModelInfoView } from './views/model.js';
 import { TrainView } from './views/train.js';
+import { RealLoaderView } from './views/real-loader.js';
+import { RealHeadsView } from './views/real-heads.js';
 import { GradientView } from './views/gradient.js';
 import { LimitsView, LimitsNote } from './views/limits.js';
 import { Later, inputPending } from './views/later.js';
@@ -106,7 +108,7 @@ class App {
       gotoStage: (i) => this.player.goto(i),
       // a stage of another layer (layer: 0-based; the last is written -1, clampToTrace)
       gotoLayerStage: (layer, i) => {
-        this.set({ layer });
+        this.setLayer(layer);
         this.player.goto(i);
       },
       scrubTo: (k) => this.player.scrub(k),
@@ -121,6 +123,17 @@ class App {
       focusText: () => $('text').focus(),
       hasCustomModel: () => this.core.hasCustomModel(),
       useCustomModel: () => this.setMany({ model: 'custom' }),
+      hasRealModel: () => !!this.core.realModel(),
+      realInfo: () => this.core.realModel(),
+      // a real model (GPT-2, BERT): its files are read by a second module, fetched with the first
+      // one loaded (real-model.js); absent where no such module sits beside the page
+      loadReal: this.options.realModels
+        ? (files, how) => this.loadRealModel(files, how)
+        : undefined,
+      unloadReal: () => this.unloadRealModel(),
+      // a real model's head from its grid: the layer is traced again in full
+      openHead: (layer, head) => this.setMany({ layer, head }),
+      errorText: (e) => this.errorText(e),
       // predict, then reveal: play stops at the question until the learner guesses or skips, then
       // goes on from where it stopped (after the frame that asked has finished drawing, so the
       // bar shows the paused state)
@@ -217,12 +230,14 @@ class App {
     });
     $('lang').addEventListener('click', () => actions.toggleLang());
     $('head-picker').addEventListener('change', (e) => this.set({ head: +e.target.value }));
-    $('layer-picker').addEventListener('change', (e) => this.set({ layer: +e.target.value }));
+    $('layer-picker').addEventListener('change', (e) => this.setLayer(+e.target.value));
     // the model: what it is and what its heads learned; training it here; one example's gradient
     const part = (id, View, extra = {}) =>
       $(id) ? new View($(id), { t, core, actions, ...extra }) : null;
     this.modelInfo = part('model-info', ModelInfoView, { lang: () => this.translator.lang });
     this.trainer = part('train-body', TrainView, { training: this.options.training || {} });
+    this.realLoader = part('real-model', RealLoaderView);
+    this.realHeads = part('real-heads', RealHeadsView);
     this.gradient = part('gradient-body', GradientView, { errorText: (e) => this.errorText(e) });
     // what the model cannot be trusted with: next to the narration, and the model's note
     this.limits = part('limits', LimitsView);
@@ -324,6 +339,31 @@ class App {
     this.render();
   }
 
+  // A real model's trace holds one layer in full: another layer is traced again. A trained
+  // model's trace holds every layer's matrices, so its layers are views of one trace.
+  setLayer(layer) {
+    if (isRealTrace(this.result)) this.setMany({ layer });
+    else this.set({ layer });
+  }
+
+  /** Reads a learner's Hugging Face files (real-model.js, in the second module) and shows the
+   *  model; the model the page had stays until the new one has loaded. how: {signal, onProgress}.
+   *  Rejects with the loader's or the core's error (code, message). */
+  async loadRealModel(files, how) {
+    const { openRealModel } = await import('./real-model.js');
+    const model = await openRealModel(files, { ...this.options.realModels, ...how });
+    this.core.setRealModel(model);
+    this.setMany({ model: 'real', layer: -1, head: 0 });
+    this.realLoader?.update();
+  }
+
+  /** Frees the real model; the page goes back to the shipped one if it was showing it. */
+  unloadRealModel() {
+    this.core.setRealModel(null);
+    if (this.state.model === 'real') this.setMany({ model: 'default', layer: -1, head: 0 });
+    this.realLoader?.update();
+  }
+
   setSetting(name, value) {
     this.setMany({ [name]: value });
   }
@@ -422,6 +462,8 @@ class App {
       this.limits,
       this.limitsNote,
       this.program,
+      this.realLoader,
+      this.realHeads,
     ])
       v?.setTranslator(this.t);
     this.mountPanels();
@@ -466,16 +508,22 @@ class App {
       // every layer's matrices only while a layer other than the last is shown: they are most of
       // a trained model's trace, and typing makes one trace per key; the model's guesses (an n x
       // vocabulary softmax) are traced apart when the model summary is drawn (guesses())
-      const detail = { layers: this.state.layer !== -1, guesses: false };
+      // (a real model's trace: the shown layer in full, and every layer's weights for the grid)
+      const real = settings.model === 'real';
+      const detail = real
+        ? { layer: this.state.layer, layers: true }
+        : { layers: this.state.layer !== -1, guesses: false };
       let result;
       try {
         result = this.core.trace(this.state.s, settings, detail);
       } catch (/** @type {any} */ e) {
-        // model=custom from a link: that model was trained in another visit and is gone
-        if (e.code !== 'no_custom_model') throw e;
+        // model=custom or real from a link: that model was trained or loaded in another visit
+        if (e.code !== 'no_custom_model' && e.code !== 'no_real_model') throw e;
         this.state.model = settings.model = 'default';
-        messages.push({ kind: 'notice', text: this.translator.t('model.customGone') });
-        result = this.core.trace(this.state.s, settings, detail);
+        this.state.layer = -1;
+        const gone = e.code === 'no_real_model' ? 'model.realGone' : 'model.customGone';
+        messages.push({ kind: 'notice', text: this.translator.t(gone) });
+        result = this.core.trace(this.state.s, settings, { layers: false, guesses: false });
       }
       this.result = result;
       this.resultFrom = { text: this.state.s, settings, detail }; // what the shown trace came from
@@ -520,7 +568,7 @@ class App {
   guesses() {
     const r = this.result;
     const from = this.resultFrom;
-    if (!r || !r.model || r.guesses) return r?.guesses;
+    if (!r || !r.model || r.guesses || isRealTrace(r)) return r?.guesses;
     if (!from.guesses)
       from.guesses = this.core.trace(from.text, from.settings, { layers: false }).guesses;
     return from.guesses;
@@ -606,6 +654,7 @@ class App {
     this.later.refresh(this.side.settings, this.state, result);
     if (this.side.modelInfo) this.later.refresh(this.side.modelInfo, { result, state: view });
     this.program?.update({ result }); // beside the stage: always in sight
+    this.realHeads?.update({ result: this.result, state: this.state });
     this.limits?.update({ result, text: this.resultFrom.text });
     this.renderLimitsNote();
     this.renderGradient();

@@ -165,10 +165,23 @@ export const TABLE = Object.freeze([
     core: 'max_tokens',
   }, // the token cap
   { name: 'step', type: 'int', def: 1, min: 1, max: STAGES.length },
-  // the head the stages show, 0-based, up to the core's widest (a trace with fewer clamps it)
-  { name: 'head', type: 'int', def: 0, min: 0, max: LIMITS.max_heads - 1 },
+  // the head the stages show, 0-based, up to the core's widest, a real model's included (a trace
+  // with fewer clamps it)
+  {
+    name: 'head',
+    type: 'int',
+    def: 0,
+    min: 0,
+    max: Math.max(LIMITS.max_heads, LIMITS.max_real_heads) - 1,
+  },
   // the layer the stages show, 0-based; -1: the last (a trained model's; random weights have one)
-  { name: 'layer', type: 'int', def: -1, min: -1, max: LIMITS.max_layers - 1 },
+  {
+    name: 'layer',
+    type: 'int',
+    def: -1,
+    min: -1,
+    max: Math.max(LIMITS.max_layers, LIMITS.max_real_layers) - 1,
+  },
   { name: 'q', type: 'int', def: -1, min: -1, max: LIMITS.max_tokens - 1 }, // -1: the pronoun (它, it) if any, else 0
   // guess the followed token's top key before its weights show; null: on in the page, off in embeds
   { name: 'predict', type: 'bool', def: null },

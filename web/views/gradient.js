@@ -5,6 +5,7 @@
 // model (default or custom) has a loss to follow. It draws; the core computes.
 import { el, says, setSays } from './dom.js';
 import { fmt } from './format.js';
+import { isRealTrace } from '../core.js';
 
 export class GradientView {
   /** ctx: {t, core, actions: {setSetting}, errorText(e): an error's locale string} */
@@ -27,7 +28,7 @@ export class GradientView {
     const { result, state, text, settings } = args;
     const tokens = result.tokens;
     const q = state.q;
-    if (!result.model) {
+    if (!result.model || isRealTrace(result)) {
       this.root.replaceChildren(
         el('p', { class: 'grad-off', text: t('train.gradNeedsModel') }),
         el('button', {

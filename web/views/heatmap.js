@@ -112,6 +112,17 @@ function rgbInto(px, i, v, scale, weight) {
   px[i + 2] = Math.round(255 + (c[2] - 255) * a);
   px[i + 3] = 255;
 }
+/** Paints an attention-weights matrix (n × n, each in [0, 1]) into `canvas`, one pixel per cell
+ *  (CSS scales it); masked cells grey, as in the stages' heatmaps. */
+export function paintWeights(canvas, m) {
+  canvas.width = Math.max(1, m.cols);
+  canvas.height = Math.max(1, m.rows);
+  const g = canvas.getContext('2d');
+  if (!g) return;
+  const img = g.createImageData(canvas.width, canvas.height);
+  for (let i = 0; i < m.rows * m.cols; i++) rgbInto(img.data, 4 * i, m.data[i], 1, true);
+  g.putImageData(img, 0, 0);
+}
 const HUE_WEIGHT = [22, 120, 60];
 const HUE_POS = [29, 78, 216];
 const HUE_NEG = [194, 65, 12];

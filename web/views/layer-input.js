@@ -5,6 +5,7 @@
 // first number of stage 3's X can be traced back to stage 2. Reads the walk as data (any order of
 // steps, any number of layers); computes nothing (equation.js prints, the core made every number).
 import { el } from './dom.js';
+import { isRealTrace } from '../core.js';
 import { fmt, rowOf, at } from './format.js';
 import { normEquation, sumEquation } from './equation.js';
 
@@ -44,6 +45,25 @@ export class LayerInputPanel {
         }),
       ),
     );
+    if (isRealTrace(tr)) {
+      // a real model: each layer's input row (the residual stream), then what the shown layer's
+      // attention reads, by its architecture (gpt2: LayerNorm ln_1 first; bert: the stream as is)
+      const layers = tr.layers || [];
+      const shown = tr.config.layer;
+      for (let l = 1; l <= shown && l < layers.length; l++)
+        if (layers[l].input)
+          list.append(this.item(t('layerIn.realInput', { l: l + 1 }), layers[l].input, q));
+      list.append(this.item(t('layerIn.realX', { l: shown + 1 }), tr.X, q));
+      this.el.replaceChildren(
+        title,
+        el('p', {
+          class: 'hint',
+          text: t(`layerIn.real.${tr.model.model_type}`, { tok, l: shown + 1 }),
+        }),
+        list,
+      );
+      return this.el;
+    }
     const layers = tr.model && tr.layerCount > 0 ? this.ctx.layers() : null;
     if (!layers || !layers.length) {
       // random or NumPy weights: one attention, no LayerNorm, X is stage 2's X itself

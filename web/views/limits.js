@@ -6,6 +6,7 @@
 // Words and numbers only: no attention maths, no model logic.
 import { el, says, setSays } from './dom.js';
 import { pct } from './format.js';
+import { isRealTrace } from '../core.js';
 import { LIMIT_PAIRS } from '../state.js';
 
 // how many different same-kind warnings are written out before "and N more"
@@ -66,11 +67,13 @@ export class LimitsView {
   update({ result, text }) {
     const { t, core } = this.ctx;
     const tokens = result.tokens;
-    const unknown = result.model
+    // the shipped model's vocabulary and word kinds say nothing about a real model's (isRealTrace)
+    const trained = !!result.model && !isRealTrace(result);
+    const unknown = trained
       ? result.token_details.map((x, i) => (x.known === false ? i : -1)).filter((i) => i >= 0)
       : [];
     let same = [];
-    if (result.model) {
+    if (trained) {
       try {
         same = core.sameKindCandidates(text, result.config.max_tokens);
       } catch {
@@ -194,6 +197,12 @@ export class LimitsNote {
     this.shown = key;
     if (!model) {
       this.root.replaceChildren(el('p', { text: t('limits.random') }));
+      return;
+    }
+    if (isRealTrace(result)) {
+      this.root.replaceChildren(
+        el('p', { text: t('limits.real', { name: model.name || model.model_type }) }),
+      );
       return;
     }
     const parts = [el('p', { text: t('limits.intro') })];

@@ -5,6 +5,8 @@
 // with the baselines, the model's reading of the followed token (trace.guesses) and the tokens
 // outside the vocabulary. It formats what the core returns: no maths, no model logic.
 import { el, says } from './dom.js';
+import { grouped } from './format.js';
+import { isRealTrace } from '../core.js';
 
 /** An element whose text is a says() sentence: the text plus data-says (key and raw values). */
 const said = (tag, attrs, s) =>
@@ -24,6 +26,34 @@ export class ModelInfoView {
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     this.shown = null;
+  }
+
+  // A real model's card: what it is, and that its heads' patterns are its training's, not ours
+  showReal(card) {
+    const { t, lang } = this.ctx;
+    const shown = JSON.stringify([card, lang()]);
+    if (shown === this.shown) return;
+    this.shown = shown;
+    this.root.replaceChildren(
+      el('p', {
+        class: 'model-line',
+        text: t('model.real', {
+          name: card.name || card.model_type,
+          type: card.model_type,
+          layers: card.layers,
+          heads: card.heads,
+          d_k: card.d_k,
+          d_model: card.d_model,
+          d_ff: card.d_ff,
+          vocab: grouped(card.vocab_size),
+          positions: card.positions,
+          parameters: grouped(card.parameters),
+          bytes: (card.file_bytes / 1048576).toFixed(1),
+          dtype: card.dtype,
+        }),
+      }),
+      el('p', { class: 'hint', text: t('model.realNone') }),
+    );
   }
 
   // one list item per head of every layer: "Layer 2, head 1: <role sentence>"
@@ -94,6 +124,10 @@ export class ModelInfoView {
    *  veiled: the learner may still guess the followed token's top key, so its reading waits */
   update({ result, state, guesses = result.guesses, veiled = false }) {
     const { t, lang } = this.ctx;
+    if (isRealTrace(result)) {
+      this.showReal(result.model);
+      return;
+    }
     const model = result.model;
     const tokens = result.tokens;
     const q = state.q;

@@ -8,6 +8,7 @@
 // (ctx.predictions). Ranking only: the weights are the core's.
 import { el, setText, says, setSays } from './dom.js';
 import { pct } from './format.js';
+import { isRealTrace } from '../core.js';
 import { readingOf } from '../state.js';
 
 /** The guess's place in a weight row: {rank (1 = top), weight, top, topWeight, second,
@@ -46,6 +47,10 @@ export function verdictKey(v, answer) {
 export function trustLine(t, result) {
   const info = result.model?.info || {};
   if (result.program || !result.model) return says(t, 'predict.judgeRandom', {});
+  if (isRealTrace(result)) {
+    const name = result.model.name || result.model.model_type;
+    return says(t, 'predict.judgeReal', { name }, {});
+  }
   if (info.heldout_pronoun_coref_head == null) return says(t, 'predict.judgeCustom', {});
   const acc = Number(info.heldout_pronoun_coref_head);
   return says(

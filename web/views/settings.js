@@ -161,9 +161,13 @@ export class SettingsView {
     const temp = Number(state.temp).toFixed(2);
     if (this.tempOut.textContent !== temp) this.tempOut.textContent = temp;
     this.modelSel.value = state.model;
-    const custom = this.modelSel.querySelector('option[value="custom"]');
-    custom.hidden = custom.disabled =
-      state.model !== 'custom' && !(this.actions.hasCustomModel && this.actions.hasCustomModel());
+    // a model trained here, or a real one loaded here, is offered once it exists
+    const offer = (name, has) => {
+      const option = this.modelSel.querySelector(`option[value="${name}"]`);
+      option.hidden = option.disabled = state.model !== name && !(has && has());
+    };
+    offer('custom', this.actions.hasCustomModel);
+    offer('real', this.actions.hasRealModel);
     // what the model fixes (the core applies it; these controls only show it, disabled), by the
     // URL keys of those settings, with the values the core used (result.config)
     const kind = this.modelList.find((m) => m.name === state.model);

@@ -1,0 +1,169 @@
+// real-model.test.mjs: a learner's Hugging Face files in the page. Small random GPT-2 and BERT
+// folders in the real layout (tests/fixtures/hf, scripts/gen_hf_fixtures.py) loaded by the file
+// picker and by a drop; the stages, the grid of every head and "find a head" compared with the
+// CLI's trace of the same folder (`qkv trace --hf`, whose forward tests/cli checks against
+// PyTorch); Cancel and a broken folder leave the model the page had.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { newPage, teardown, gotoStage, cells, waitSettled } from './harness.mjs';
+
+after(teardown);
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const FIXTURES = path.join(root, 'tests/fixtures/hf');
+const QKV = process.env.AP_QKV;
+assert.ok(QKV, 'AP_QKV names the qkv binary (CTest sets it)');
+
+const SENTENCE = {
+  gpt2_f32: 'The animal was tired',
+  bert_f16_old_names: 'the cat sat',
+};
+
+/** The CLI's trace of `text` through folder `dir` at layer `layer`. */
+function cliTrace(dir, text, layer) {
+  const out = execFileSync(QKV, ['trace', '--hf', dir, text, '--layer', String(layer)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  return JSON.parse(out);
+}
+
+/** The model files of a fixture folder (not the PyTorch reference beside them). */
+const folderFiles = (dir) =>
+  fs
+    .readdirSync(dir)
+    .filter((f) => f !== 'reference.json')
+    .map((f) => path.join(dir, f));
+
+async function loadByPicker(page, dir) {
+  await page.click('#whatif summary');
+  await page.setInputFiles('input[data-real="files"]', folderFiles(dir));
+  await page.waitForSelector('#real-model[data-state="loaded"]');
+  await page.waitForSelector('#real-heads:not([hidden]) .rh-cell');
+  await waitSettled(page);
+}
+
+const close = (a, b, what) =>
+  assert.ok(Math.abs(a - b) <= 1e-5 + 1e-5 * Math.abs(b), `${what}: page ${a}, CLI ${b}`);
+
+for (const name of Object.keys(SENTENCE)) {
+  test(`${name}: loaded by the picker, every head's weights and the stages are the CLI's`, async () => {
+    const dir = path.join(FIXTURES, name);
+    const text = SENTENCE[name];
+    const { page, errors, open } = await newPage();
+    await open(`s=${encodeURIComponent(text)}`);
+    await loadByPicker(page, dir);
+    const cfg = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
+    const layers = cfg.n_layer ?? cfg.num_hidden_layers;
+    const heads = cfg.n_head ?? cfg.num_attention_heads;
+    assert.equal(await page.$eval('#set-model', (e) => e.value), 'real');
+    assert.equal(await page.locator('.rh-cell').count(), layers * heads, 'one map per head');
+    // the page opens on the last layer, head 1
+    const last = cliTrace(dir, text, layers - 1);
+    // the tokens are the folder's tokenizer's, as the CLI reads them
+    const tokens = await page.$$eval('#rh-q option', (os) => os.map((o) => o.textContent));
+    assert.deepEqual(
+      tokens,
+      last.tokens.map((tok, i) => `${i + 1}: ${tok}`),
+    );
+    // stage 7 (weights): every shown cell of head 1 is the CLI's
+    await gotoStage(page, 6, 'softmax');
+    const shown = (await cells(page, 'weights')).filter((c) => c.head === 0 || c.head === null);
+    assert.ok(shown.length > 0, 'stage 7 shows weights');
+    const n = last.config.n;
+    for (const c of shown)
+      close(c.value, last.heads[0].weights.data[c.row * n + c.col], `weights ${c.row},${c.col}`);
+    // find a head: the ranking's values and order are the CLI's, and the best one opens
+    const q = n - 1;
+    const k = 0;
+    await page.selectOption('#rh-q', String(q));
+    await page.selectOption('#rh-k', String(k));
+    await page.click('[data-find]');
+    const ranked = last.layers
+      .flatMap((L, l) => L.heads.map((H, h) => ({ l, h, w: H.weights.data[q * n + k] })))
+      .sort((a, b) => b.w - a.w || a.l - b.l || a.h - b.h);
+    const listed = await page.$$eval('.rh-ranking li', (lis) =>
+      lis.map((li) => ({ l: +li.dataset.layer, h: +li.dataset.head, w: +li.dataset.value })),
+    );
+    assert.ok(listed.length >= 1);
+    listed.forEach((x, i) => {
+      assert.deepEqual([x.l, x.h], [ranked[i].l, ranked[i].h], `rank ${i + 1}`);
+      close(x.w, ranked[i].w, `rank ${i + 1} weight`);
+    });
+    const best = ranked[0];
+    await page.waitForSelector(
+      `.rh-cell[aria-current][data-layer="${best.l}"][data-head="${best.h}"]`,
+    );
+    await waitSettled(page);
+    assert.equal(await page.$eval('#layer-picker', (e) => e.value), String(best.l));
+    assert.equal(await page.$eval('#head-picker', (e) => e.value), String(best.h));
+    // that head's weights in the stage are the CLI's trace of that layer
+    const other = cliTrace(dir, text, best.l);
+    const again = (await cells(page, 'weights')).filter(
+      (c) => c.head === best.h || c.head === null,
+    );
+    assert.ok(again.length > 0);
+    for (const c of again)
+      close(c.value, other.heads[best.h].weights.data[c.row * n + c.col], `L${best.l} weights`);
+    assert.deepEqual(errors, []);
+  });
+}
+
+test('a broken folder and Cancel leave the model the page had; a drop loads a folder', async () => {
+  const dir = path.join(FIXTURES, 'gpt2_f32');
+  const { page, errors, open } = await newPage();
+  await open('s=the+cat');
+  await loadByPicker(page, dir);
+  // a folder without its weights: a message naming the file, the model stays
+  await page.setInputFiles(
+    'input[data-real="files"]',
+    folderFiles(dir).filter((f) => !f.endsWith('.safetensors')),
+  );
+  await page.waitForSelector('#real-model[data-state="failed"]');
+  assert.match(await page.$eval('.real-status', (e) => e.textContent), /model\.safetensors/);
+  assert.equal(await page.$eval('#set-model', (e) => e.value), 'real');
+  // a truncated safetensors: the core's message names the file
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ap-real-'));
+  for (const f of folderFiles(dir)) fs.copyFileSync(f, path.join(tmp, path.basename(f)));
+  const st = path.join(tmp, 'model.safetensors');
+  fs.truncateSync(st, Math.floor(fs.statSync(st).size / 2));
+  await page.setInputFiles('input[data-real="files"]', folderFiles(tmp));
+  await page.waitForSelector('#real-model[data-state="failed"]');
+  assert.match(await page.$eval('.real-status', (e) => e.textContent), /safetensors/);
+  assert.equal(await page.$eval('#set-model', (e) => e.value), 'real');
+  // Cancel: a large file (its header is the fixture's, its tail padding) is read in slices
+  fs.writeFileSync(
+    path.join(tmp, 'model.safetensors'),
+    fs.readFileSync(path.join(dir, 'model.safetensors')),
+  );
+  fs.appendFileSync(path.join(tmp, 'model.safetensors'), Buffer.alloc(96 << 20));
+  await page.setInputFiles('input[data-real="files"]', folderFiles(tmp));
+  await page.waitForSelector('#real-model[data-state="loading"]');
+  await page.click('.real-loading button');
+  await page.waitForSelector('#real-model[data-state="cancelled"]');
+  assert.equal(await page.$eval('#set-model', (e) => e.value), 'real');
+  // free it: back to the shipped model, the grid gone
+  await page.click('#real-model button:not([hidden])');
+  await page.waitForSelector('#real-heads[hidden]', { state: 'attached' });
+  assert.equal(await page.$eval('#set-model', (e) => e.value), 'default');
+  // a folder dropped on the box (a DataTransfer made in the page from the files' bytes)
+  const files = folderFiles(dir).map((f) => ({
+    name: path.basename(f),
+    bytes: [...fs.readFileSync(f)],
+  }));
+  await page.evaluate((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) dt.items.add(new File([new Uint8Array(f.bytes)], f.name));
+    const box = document.querySelector('[data-real="drop"]');
+    box.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, files);
+  await page.waitForSelector('#real-model[data-state="loaded"]');
+  assert.equal(await page.$eval('#set-model', (e) => e.value), 'real');
+  fs.rmSync(tmp, { recursive: true, force: true });
+  assert.deepEqual(errors, []);
+});

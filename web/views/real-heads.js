@@ -1,0 +1,185 @@
+// real-heads.js: a real model's heads at a glance, shown while the page shows a real model (GPT-2,
+// BERT): every layer's every head's weights on the learner's sentence as one small map each (row =
+// query, column = key), the shown head marked; a click opens that head in the stages. Beside it,
+// "find a head": pick a query token and a key token, and the heads are listed by the weight that
+// query gives that key, read from the trace; the first opens. Drawing and ordering only: every
+// weight is the core's.
+import { el } from './dom.js';
+import { pct } from './format.js';
+import { paintWeights } from './heatmap.js';
+import { isRealTrace } from '../core.js';
+
+// how many heads "find a head" lists
+const LISTED = 5;
+
+export class RealHeadsView {
+  /** @param {HTMLElement} root
+   *  @param {{t: Function, actions: {openHead: (layer: number, head: number) => void}}} ctx */
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.shown = null; // the trace the grid was drawn from
+    this.pair = null; // {q, k}: the pair "find a head" ranks by, as token indices
+  }
+
+  setTranslator(t) {
+    this.ctx = { ...this.ctx, t };
+    this.shown = null;
+  }
+
+  /** @param {{result: any, state: {q: number, head: number}}} model */
+  update({ result, state }) {
+    const real = isRealTrace(result) && Array.isArray(result.layers);
+    this.root.hidden = !real;
+    if (!real) {
+      this.shown = null;
+      return;
+    }
+    if (this.shown !== result) {
+      this.shown = result;
+      if (!this.pair || this.pair.q >= result.config.n || this.pair.k >= result.config.n)
+        this.pair = null;
+      this.build(result, state);
+    }
+    this.mark(result.config.layer, state.head);
+  }
+
+  build(result, state) {
+    const { t } = this.ctx;
+    const card = result.model;
+    this.cells = result.layers.map((layer, l) =>
+      layer.heads.map((head, h) => {
+        const canvas = el('canvas', { class: 'rh-map', 'aria-hidden': 'true' });
+        paintWeights(canvas, head.weights);
+        return el(
+          'button',
+          {
+            type: 'button',
+            class: 'rh-cell',
+            'data-layer': l,
+            'data-head': h,
+            'aria-label': t('realHeads.cell', { l: l + 1, h: h + 1 }),
+            title: t('realHeads.cell', { l: l + 1, h: h + 1 }),
+            on: { click: () => this.ctx.actions.openHead(l, h) },
+          },
+          [canvas],
+        );
+      }),
+    );
+    const grid = el('div', { class: 'rh-grid', role: 'group' }, [
+      el('span', { class: 'rh-corner' }),
+      ...headNumbers(card).map((h) => el('span', { class: 'rh-col', text: String(h + 1) })),
+      ...this.cells.flatMap((row, l) => [
+        el('span', { class: 'rh-row', text: String(l + 1) }),
+        ...row,
+      ]),
+    ]);
+    grid.style.setProperty('--heads', String(card.heads));
+    grid.setAttribute(
+      'aria-label',
+      t('realHeads.gridLabel', { layers: card.layers, heads: card.heads }),
+    );
+    const tokens = result.tokens;
+    const choose = (id) =>
+      el(
+        'select',
+        { id, on: { change: () => this.find() } },
+        tokens.map((tok, i) => el('option', { value: i, text: `${i + 1}: ${tok}` })),
+      );
+    this.qSel = choose('rh-q');
+    this.kSel = choose('rh-k');
+    const q = this.pair ? this.pair.q : Math.min(state.q, tokens.length - 1);
+    this.qSel.value = String(Math.max(0, q));
+    this.kSel.value = String(this.pair ? this.pair.k : 0);
+    this.ranking = el('ol', { class: 'rh-ranking' });
+    this.root.replaceChildren(
+      el('h3', {
+        class: 'rh-title',
+        text: t('realHeads.title', { name: card.name || card.model_type }),
+      }),
+      el('p', {
+        class: 'hint',
+        text: t('realHeads.hint', { layers: card.layers, heads: card.heads }),
+      }),
+      el('div', { class: 'rh-axes' }, [
+        el('span', { class: 'rh-axis', text: t('realHeads.axes') }),
+      ]),
+      grid,
+      el('div', { class: 'rh-find' }, [
+        el('h4', { text: t('realHeads.findTitle') }),
+        el('p', { class: 'hint', text: t('realHeads.findHint') }),
+        el('div', { class: 'rh-pick' }, [
+          el('label', { for: 'rh-q', text: t('realHeads.query') }),
+          this.qSel,
+          el('label', { for: 'rh-k', text: t('realHeads.key') }),
+          this.kSel,
+          el('button', {
+            class: 'action small',
+            type: 'button',
+            'data-find': '',
+            text: t('realHeads.find'),
+            on: { click: () => this.find() },
+          }),
+        ]),
+        this.ranking,
+      ]),
+    );
+    if (this.pair) this.list(this.rank());
+  }
+
+  mark(layer, head) {
+    for (const row of this.cells || [])
+      for (const c of row) {
+        const on = +c.dataset.layer === layer && +c.dataset.head === head;
+        if (on) c.setAttribute('aria-current', 'true');
+        else c.removeAttribute('aria-current');
+      }
+  }
+
+  // every head of every layer with the weight query q gives key k, the largest first
+  rank() {
+    const { q, k } = this.pair;
+    const n = this.shown.config.n;
+    return this.shown.layers
+      .flatMap((layer, l) =>
+        layer.heads.map((head, h) => ({ l, h, w: head.weights.data[q * n + k] })),
+      )
+      .sort((a, b) => b.w - a.w || a.l - b.l || a.h - b.h);
+  }
+
+  find() {
+    this.pair = { q: +this.qSel.value, k: +this.kSel.value };
+    const ranked = this.rank();
+    this.list(ranked);
+    this.ctx.actions.openHead(ranked[0].l, ranked[0].h);
+  }
+
+  list(ranked) {
+    const { t } = this.ctx;
+    const tokens = this.shown.tokens;
+    const { q, k } = this.pair;
+    this.ranking.dataset.q = String(q);
+    this.ranking.dataset.k = String(k);
+    this.ranking.replaceChildren(
+      ...ranked.slice(0, LISTED).map((x) =>
+        el('li', { 'data-layer': x.l, 'data-head': x.h, 'data-value': x.w }, [
+          el('button', {
+            type: 'button',
+            class: 'link',
+            text: t('realHeads.ranked', {
+              l: x.l + 1,
+              h: x.h + 1,
+              p: pct(x.w),
+              q: tokens[q],
+              k: tokens[k],
+            }),
+            on: { click: () => this.ctx.actions.openHead(x.l, x.h) },
+          }),
+        ]),
+      ),
+    );
+  }
+}
+
+// the card's head numbers 0 .. heads-1
+const headNumbers = (card) => Array.from({ length: card.heads }, (_, h) => h);
