@@ -14,8 +14,6 @@
 namespace ap {
 
 namespace {
-constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
-
 std::string join(const std::string& dir, const char* name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
 }
@@ -48,18 +46,18 @@ MappedFile::~MappedFile() {
 }
 
 HfModel load_hf_folder(const std::string& dir) {
-  const std::string config_path = join(dir, "config.json");
+  const std::string config_path = join(dir, kHfConfigFile);
   std::ifstream f(config_path, std::ios::binary);
   if (!f)
     throw Error("model_folder", "cannot open " + printable(config_path, 200) +
                                     ": the folder needs config.json and model.safetensors");
-  const std::string text = read_at_most(f, kMaxConfigBytes);
-  if (text.size() > kMaxConfigBytes)
-    throw Error("model_config", "config.json is over " + std::to_string(kMaxConfigBytes >> 20) +
+  const std::string text = read_at_most(f, kMaxHfConfigBytes);
+  if (text.size() > kMaxHfConfigBytes)
+    throw Error("model_config", "config.json is over " + std::to_string(kMaxHfConfigBytes >> 20) +
                                     " MiB: it is not a model's config");
-  const HfConfig config = parse_hf_config(text, "config.json");
-  const MappedFile weights(join(dir, "model.safetensors"));
-  return load_hf_model(config, weights.data(), weights.size(), "model.safetensors");
+  const HfConfig config = parse_hf_config(text, kHfConfigFile);
+  const MappedFile weights(join(dir, kHfWeightsFile));
+  return load_hf_model(config, weights.data(), weights.size(), kHfWeightsFile);
 }
 
 }  // namespace ap

@@ -63,7 +63,7 @@ bool known_activation(const std::string& a) {
 
 HfConfig parse_hf_config(std::string_view text, std::string_view file) {
   json::Limits lim;
-  lim.max_bytes = std::size_t{1} << 20;  // a config is a few kilobytes
+  lim.max_bytes = kMaxHfConfigBytes;
   lim.max_values = std::size_t{1} << 16;
   const json::Value root = json::parse(text, file, lim);
   if (!root.is_object()) bad_config(file, "the file is not a JSON object");

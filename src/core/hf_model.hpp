@@ -43,6 +43,12 @@ constexpr int kMaxHfFeedForward = 65536;
 constexpr int kMaxHfPositions = 8192;
 constexpr int kMaxHfVocab = 1 << 21;
 constexpr int kMaxHfTokenTypes = 16;
+// The largest config.json read: a config is a few kilobytes.
+constexpr std::size_t kMaxHfConfigBytes = std::size_t{1} << 20;
+
+// The files of a model folder the model is read from (the tokenizer's: hf::tokenizer_file_names).
+inline constexpr const char* kHfConfigFile = "config.json";
+inline constexpr const char* kHfWeightsFile = "model.safetensors";
 
 // The architectures read, by config.json's model_type.
 inline constexpr const char* kHfModelTypes[] = {"gpt2", "bert"};
@@ -63,7 +69,7 @@ struct HfConfig {
 // model_type and the supported ones, or an option of the architecture that is not read, such as
 // GPT-2's scale_attn_by_inverse_layer_idx), model_config (a missing or out-of-range field, named
 // with `file`), or the JSON reader's own errors.
-HfConfig parse_hf_config(std::string_view text, std::string_view file = "config.json");
+HfConfig parse_hf_config(std::string_view text, std::string_view file = kHfConfigFile);
 
 // One layer's weights in the forward pass's orientation (x W, as attention.hpp's).
 struct HfLayer {
@@ -94,7 +100,7 @@ struct HfModel {
 // safetensors_invalid (the layout, safetensors.hpp), model_weights (a tensor missing, or its
 // shape or dtype not what the config says, or NaN or infinite, naming the file and the tensor).
 HfModel load_hf_model(const HfConfig& config, const unsigned char* bytes, std::size_t size,
-                      std::string_view file = "model.safetensors");
+                      std::string_view file = kHfWeightsFile);
 
 // The attention limits of this model (its own positions, d_model and heads), for attend; its
 // attention-cell cap is positions x positions x heads.

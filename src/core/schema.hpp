@@ -360,7 +360,8 @@ void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const
 }
 
 // A Hugging Face model's card: {name, model_type, d_model, heads, d_k, d_ff, layers, vocab_size,
-// positions (the most tokens it reads), causal, parameters, dtype (as stored in the file),
+// positions (the most tokens it reads), causal, activation (of its feed-forward block),
+// layer_norm_eps (the epsilon its LayerNorms add), parameters, dtype (as stored in the file),
 // file_bytes}.
 template <class W>
 typename W::Node hf_model_card(const W& w, const HfModel& m) {
@@ -376,18 +377,28 @@ typename W::Node hf_model_card(const W& w, const HfModel& m) {
   put(w, o, "vocab_size", c.vocab_size);
   put(w, o, "positions", c.positions);
   put(w, o, "causal", c.causal);
+  put(w, o, "activation", c.activation);
+  put(w, o, "layer_norm_eps", c.eps);
   put(w, o, "parameters", static_cast<std::int64_t>(m.parameters));
   put(w, o, "dtype", m.dtype);
   put(w, o, "file_bytes", static_cast<std::int64_t>(m.file_bytes));
   return o;
 }
 
-// A trace through a Hugging Face model: write_text_trace (see there) and "model" (hf_model_card).
+// A trace through a Hugging Face model: write_text_trace (see there) and "model", which card()
+// makes (hf_model_card: a writer may keep the card it made for a model, the same for every trace).
+template <class W, class Card>
+void write_hf_trace(const W& w, typename W::Node& o, const TextTrace& t, TraceParts parts,
+                    Card&& card) {
+  // no trained model: write_text_trace never asks for its card
+  write_text_trace(w, o, t, nullptr, t.weights, parts, [&] { return w.object(); });
+  w.set(o, "model", card());
+}
+
 template <class W>
 void write_hf_trace(const W& w, typename W::Node& o, const TextTrace& t, const HfModel& m,
                     TraceParts parts = {}) {
-  write_text_trace(w, o, t, nullptr, t.weights, parts, [] { return typename W::Node{}; });
-  w.set(o, "model", hf_model_card(w, m));
+  write_hf_trace(w, o, t, parts, [&] { return hf_model_card(w, m); });
 }
 
 // The models a text trace can use (session.hpp's kModels): {models: [{name, fixes: [setting
