@@ -30,7 +30,14 @@ const write = (file, text) => {
   fs.writeFileSync(file, text);
 };
 
-for (const f of ['attention.js', 'attention.wasm', 'attention-full.js', 'attention-full.wasm']) {
+for (const f of [
+  'attention.js',
+  'attention.wasm',
+  'attention-full.js',
+  'attention-full.wasm',
+  'attention-real.js',
+  'attention-real.wasm',
+]) {
   if (!fs.existsSync(path.join(web, 'wasm', f)))
     throw new Error(`web/wasm/${f} is missing: run scripts/build wasm first`);
 }
@@ -60,7 +67,12 @@ for (const f of ['attention.js', 'attention.wasm', 'attention-full.js', 'attenti
 
 // The Emscripten glue of a module, minified: without a closure compiler (Debian's Emscripten has
 // none) it is left readable, and readable glue is a larger download.
-const GLUE = new Set(['wasm/attention.js', 'wasm/attention-train.js', 'wasm/attention-full.js']);
+const GLUE = new Set([
+  'wasm/attention.js',
+  'wasm/attention-train.js',
+  'wasm/attention-full.js',
+  'wasm/attention-real.js',
+]);
 const glueText = (f) =>
   esbuild.transformSync(read(web, f), { minify: true, legalComments: 'none' }).code;
 
@@ -220,6 +232,8 @@ for (const f of [
   'wasm/corpus-train.tsv',
 ])
   ship(f);
+// a real model (web/real-model.js): only fetched when the learner loads one
+for (const f of ['wasm/attention-real.js', 'wasm/attention-real.wasm']) ship(f);
 write(path.join(site, 'embed/attention-playground.js'), await element('../'));
 // the npm package's ES modules (dist/site/lib/) and the element's manifest (scripts/bundle-package.mjs)
 await bundlePackage({

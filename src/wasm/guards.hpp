@@ -16,6 +16,7 @@
 
 #include "error.hpp"
 #include "matrix.hpp"
+#include "tokenizer.hpp"
 
 namespace ap::wasm {
 
@@ -51,6 +52,11 @@ inline std::string string_arg(const val& v, const char* name, std::size_t max_by
     throw ap::Error(too_long_code,
                     std::string(name) + " is longer than " + std::to_string(max_bytes) + " bytes");
   return v.as<std::string>();
+}
+
+// The text of an exported call: a string of at most kMaxTextBytes (checked before the copy).
+inline std::string text_arg(const val& text) {
+  return string_arg(text, "text", kMaxTextBytes, "text_too_long");
 }
 
 // A whole number in [lo, hi] (Embind would turn "abc" and NaN into 0 without a word).

@@ -35,18 +35,13 @@ std::string model_name(const val& settings) {
   return string_field(settings, "model", kModels[0].name);
 }
 
-// The text of an exported call: a string of at most kMaxTextBytes (checked before the copy).
-std::string text_from(const val& text) {
-  return string_arg(text, "text", kMaxTextBytes, "text_too_long");
-}
-
 // ---- the exported operations ----
 
 val js_tokenize(const val& text, const val& max_tokens) {
   return guarded([&] {
     const int cap = static_cast<int>(int_arg(max_tokens, "max_tokens", 1, kMaxTokensLimit));
     val o = ok();
-    schema::write_tokens(JsWriter{}, o, tokenize(text_from(text), default_lexicon(), cap));
+    schema::write_tokens(JsWriter{}, o, tokenize(text_arg(text), default_lexicon(), cap));
     return o;
   });
 }
@@ -57,8 +52,8 @@ val js_same_kind(const val& text, const val& max_tokens) {
   return guarded([&] {
     const int cap = static_cast<int>(int_arg(max_tokens, "max_tokens", 1, kMaxTokensLimit));
     val o = ok();
-    schema::write_same_kind(
-        JsWriter{}, o, same_kind_candidates(tokenize(text_from(text), default_lexicon(), cap)));
+    schema::write_same_kind(JsWriter{}, o,
+                            same_kind_candidates(tokenize(text_arg(text), default_lexicon(), cap)));
     return o;
   });
 }
@@ -103,7 +98,7 @@ const val& JsSession::card(const TrainedModel& m, const std::string& name) {
 // "guesses" (the page's model summary asks for them apart, when it is drawn); absent: everything.
 val JsSession::trace_text_detail(const val& text_v, const val& settings, const val& detail) {
   return guarded([&] {
-    const std::string text = text_from(text_v);
+    const std::string text = text_arg(text_v);
     const std::string name = model_name(settings);
     require_object(detail, "detail");
     schema::TraceParts parts;
@@ -166,7 +161,7 @@ val js_dot_steps(const val& q, const val& k) {
 val JsSession::gradient_row(const val& text_v, const val& settings, const val& query_v,
                             const val& target_v) {
   return guarded([&] {
-    const std::string text = text_from(text_v);
+    const std::string text = text_arg(text_v);
     // whole numbers only (Embind would turn 'x' and NaN into row 0); ranges are checked below
     const int query = static_cast<int>(int_arg(query_v, "row", INT_MIN, INT_MAX));
     const int target = static_cast<int>(int_arg(target_v, "target", INT_MIN, INT_MAX));
@@ -202,7 +197,7 @@ val JsSession::set_custom_model(const val& bytes) {
 // cols, data}], layer_norm_eps} (the epsilon every LayerNorm of a trained model adds).
 val JsSession::weight_arrays(const val& text_v, const val& settings) {
   return guarded([&] {
-    const std::string text = text_from(text_v);
+    const std::string text = text_arg(text_v);
     const std::string name = model_name(settings);
     const TrainedModel* m = nullptr;
     const TextTrace t = session_.trace(text, settings_from(settings), name, &m);

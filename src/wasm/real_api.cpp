@@ -1,0 +1,172 @@
+// real_api.cpp: the operations of attention-real, the module the page fetches only when a learner
+// loads a real model (Embind): a Hugging Face GPT-2 or BERT folder's files read by JS
+// (hf_model.hpp, hf_tokenizer.hpp) become a RealModel, whose traces have the shape of the page's
+// own (schema.hpp write_hf_trace). Converts (convert.hpp) and computes nothing itself; keeps no
+// state outside a RealModel. Not the page's API (page_api.cpp), which this module does not carry.
+//
+// The weights cross as bytes JS copied into this module's heap: JS calls _malloc(size), fills
+// HEAPU8 in slices (web/real-model.js: progress and cancel), then loadRealModel, which owns the
+// buffer from then on and frees it as soon as the tensors are converted, or on any refusal.
+#include <emscripten/bind.h>
+#include <emscripten/heap.h>
+
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "convert.hpp"
+#include "error.hpp"
+#include "guards.hpp"
+#include "hf_model.hpp"
+#include "hf_tokenizer.hpp"
+#include "schema.hpp"
+
+namespace ap::wasm {
+namespace {
+
+// A loaded model and its tokenizer. JS holds it as module.RealModel and calls .delete() to free
+// its weights.
+class RealModel {
+ public:
+  RealModel(HfModel m, std::shared_ptr<const hf::Tokenizer> tokenizer)
+      : model_(std::move(m), std::move(tokenizer)),
+        card_(schema::hf_model_card(JsWriter{}, model_.model())) {}
+
+  // The model card (schema.hpp hf_model_card), converted once: every trace carries this object.
+  val info() const { return card_; }
+
+  // options: {layer (-1 or absent: the last), head (absent: 0), layers (absent: true: every
+  // layer's every head's weights, "layers", in the result)}. -> {ok, ...the trace} (write_hf_trace)
+  val trace_text(const val& text, const val& options);
+  val trace_text_defaults(const val& text) { return trace_text(text, val::undefined()); }
+
+ private:
+  HfTextModel model_;
+  val card_;
+};
+
+// A whole number option (Embind would read "x" and NaN as 0); its range is checked by its user.
+int whole_option(const val& options, const char* key, int fallback) {
+  if (absent(options)) return fallback;
+  const val v = options[key];
+  return absent(v) ? fallback : static_cast<int>(int_arg(v, key, INT_MIN, INT_MAX));
+}
+
+val RealModel::trace_text(const val& text_v, const val& options) {
+  return guarded([&] {
+    const std::string text = text_arg(text_v);
+    require_object(options, "options");
+    const HfConfig& c = model_.model().config;
+    const int layer = whole_option(options, "layer", -1);  // hf_forward checks its range
+    const int head = whole_option(options, "head", 0);
+    if (head < 0 || head >= c.heads)
+      throw Error("bad_head", "the head must be between 0 and " + std::to_string(c.heads - 1) +
+                                  ", got " + std::to_string(head));
+    schema::TraceParts parts;
+    parts.layers = absent(options) || bool_field(options, "layers", true);
+    TextTrace t = model_.trace(text, Settings{}, layer);
+    t.head = head;
+    val o = ok();
+    schema::write_hf_trace(JsWriter{}, o, t, parts, [&] { return card_; });
+    return o;
+  });
+}
+
+// {ok, config: "config.json", weights: "model.safetensors", tokenizer: [names], max_config_bytes,
+// max_tokenizer_file_bytes, max_weights_bytes}: the files a model folder is read from (the page's
+// file picker matches them by name) and the most bytes each may have, so that JS refuses a larger
+// file before reading it (the weights' bound is this module's largest memory: a file near it
+// leaves no room for the converted weights, which loadRealModel then refuses).
+val js_real_model_file_names() {
+  val o = ok();
+  o.set(js_name("config"), val(kHfConfigFile));
+  o.set(js_name("weights"), val(kHfWeightsFile));
+  val tokenizer = val::array();
+  for (const std::string& name : hf::tokenizer_file_names())
+    tokenizer.call<void>("push", val(name));
+  o.set(js_name("tokenizer"), tokenizer);
+  o.set(js_name("max_config_bytes"), static_cast<double>(kMaxHfConfigBytes));
+  o.set(js_name("max_tokenizer_file_bytes"), static_cast<double>(hf::kMaxTokenizerFileBytes));
+  o.set(js_name("max_weights_bytes"), static_cast<double>(emscripten_get_heap_max()));
+  return o;
+}
+
+// The weight buffer JS filled: freed when the object goes, whatever happened in between.
+struct FreeBytes {
+  void operator()(unsigned char* p) const { std::free(p); }
+};
+using HeapBytes = std::unique_ptr<unsigned char, FreeBytes>;
+
+// files: {config: config.json's text, tokenizer: {file name: text} (tokenizer_file_names();
+// others ignored), weightsPtr: a pointer from _malloc holding model.safetensors' bytes,
+// weightsSize: their count}. -> {ok, model: RealModel} or {ok: false, error}. The buffer at
+// weightsPtr is this call's: freed once the tensors are converted, and on every refusal.
+val js_load_real_model(const val& files) {
+  HeapBytes weights;
+  return guarded([&] {
+    if (absent(files))
+      bad_setting("files must be an object {config, tokenizer, weightsPtr, weightsSize}");
+    require_object(files, "files");
+    const auto heap = static_cast<long long>(emscripten_get_heap_size());
+    weights.reset(reinterpret_cast<unsigned char*>(
+        static_cast<std::uintptr_t>(int_arg(files["weightsPtr"], "weightsPtr", 0, heap))));
+    const auto at = reinterpret_cast<std::uintptr_t>(weights.get());
+    const auto size = static_cast<std::size_t>(
+        int_arg(files["weightsSize"], "weightsSize", 0, heap - static_cast<long long>(at)));
+
+    // the small files first: a wrong folder is refused before any weight is converted
+    const HfConfig config = parse_hf_config(
+        string_arg(files["config"], kHfConfigFile, kMaxHfConfigBytes, "hf_file_too_large"),
+        kHfConfigFile);
+    std::shared_ptr<const hf::Tokenizer> tokenizer;
+    {
+      const val given = files["tokenizer"];
+      require_object(given, "tokenizer");
+      std::map<std::string, std::string, std::less<>> texts;
+      if (!absent(given)) {
+        for (const std::string& name : hf::tokenizer_file_names()) {
+          const val v = given[name];
+          if (!absent(v))
+            texts[name] =
+                string_arg(v, name.c_str(), hf::kMaxTokenizerFileBytes, "hf_file_too_large");
+        }
+      }
+      hf::Files views;
+      for (const auto& [name, text] : texts) views.emplace(name, text);
+      tokenizer = std::make_shared<const hf::Tokenizer>(hf::Tokenizer::from_files(views));
+    }
+    check_tokenizer(config, *tokenizer);
+
+    HfModel m;
+    try {
+      m = load_hf_model(config, weights.get(), size, kHfWeightsFile);
+    } catch (const std::bad_alloc&) {
+      throw Error("real_too_large", std::string(kHfWeightsFile) +
+                                        ": the converted weights do not fit in this page's memory "
+                                        "beside the file (at most " +
+                                        std::to_string(emscripten_get_heap_max()) + " bytes)");
+    }
+    weights.reset();  // the file's bytes are no longer needed: its memory serves the model's
+    val o = ok();
+    o.set(js_name("model"), val(std::make_unique<RealModel>(std::move(m), std::move(tokenizer))));
+    return o;
+  });
+}
+
+}  // namespace
+}  // namespace ap::wasm
+
+EMSCRIPTEN_BINDINGS(real_api) {
+  using namespace ap::wasm;
+  emscripten::class_<RealModel>("RealModel")
+      .function("info", &RealModel::info)
+      .function("traceText", &RealModel::trace_text_defaults)  // (text)
+      .function("traceText", &RealModel::trace_text);          // (text, options)
+  emscripten::function("realModelFileNames", &js_real_model_file_names);
+  emscripten::function("loadRealModel", &js_load_real_model);
+}
