@@ -43,7 +43,9 @@ function unwrap(result) {
   throw new CoreError(e.code, e.message, limitDetails(e.code));
 }
 
-function checkText(text, maxBytes) {
+/** Refuses what must not reach the core as a text: a non-string, more UTF-16 units than
+ *  `maxBytes` (every unit is at least one byte of UTF-8), a lone surrogate. -> the text. */
+export function checkText(text, maxBytes) {
   if (typeof text !== 'string') throw new CoreError('bad_text', 'the text must be a string');
   // every UTF-16 unit is at least one byte of UTF-8: refuse before anything is copied
   if (text.length > maxBytes) {

@@ -70,3 +70,28 @@ interface AttentionModule {
 
 /** The Emscripten module factory (web/wasm/attention*.js, a classic script). */
 declare function createAttentionModule(options?: object): Promise<AttentionModule>;
+
+/** A loaded real model (src/wasm/real_api.cpp's RealModel): a handle JS frees with delete(). */
+interface RealModelHandle {
+  info(): { [field: string]: any };
+  traceText(text: string, options?: object): CoreResult;
+  delete(): void;
+}
+
+/** The attention-real module (src/wasm/real_api.cpp): a Hugging Face model folder's files in,
+ *  RealModel out; the weights are copied into its heap through _malloc. */
+interface AttentionRealModule {
+  realModelFileNames(): CoreResult;
+  loadRealModel(files: {
+    config: string;
+    tokenizer: Record<string, string>;
+    weightsPtr: number;
+    weightsSize: number;
+  }): CoreResult;
+  _malloc(size: number): number;
+  _free(ptr: number): void;
+  HEAPU8: Uint8Array;
+}
+
+/** The attention-real module factory (web/wasm/attention-real.js, a classic script). */
+declare function createAttentionRealModule(options?: object): Promise<AttentionRealModule>;

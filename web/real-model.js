@@ -1,0 +1,245 @@
+// real-model.js: opens a Hugging Face model folder (GPT-2 or BERT: config.json, model.safetensors
+// and its tokenizer's files) in attention-real, the WebAssembly module the page fetches only when a
+// learner loads a real model. A loader: it picks the files by name, copies the weights into the
+// module's memory in slices (progress and cancel between them) and hands everything to the core,
+// which checks the files and computes every number (src/wasm/real_api.cpp). No DOM beyond loading
+// the module's script in a browser, no maths, and no module-level state: a caller that opens
+// several models keeps the loaded module in a cache object of its own.
+import { CoreError, LIMITS, checkText } from './core.js';
+
+/** The factory attention-real.js puts on the global object (its own, beside the page's). */
+const FACTORY = 'createAttentionRealModule';
+/** How many bytes of the weights file are read and copied at a time. */
+export const SLICE_BYTES = 8 * 1024 * 1024;
+
+const coded = (code, message, details = {}) =>
+  Object.assign(new CoreError(code, message, details), details);
+
+function throwIfAborted(signal) {
+  if (signal && signal.aborted) {
+    const e = coded('aborted', 'loading the model was cancelled');
+    e.name = 'AbortError';
+    throw e;
+  }
+}
+
+// The module's {ok: false, error} as a CoreError; a refusal that names a limit carries it in
+// details, as core.js's do (the real model's own limits: its positions).
+function unwrap(result, info) {
+  if (result && result.ok) return result;
+  const e = (result && result.error) || { code: 'internal', message: 'no result' };
+  const details =
+    e.code === 'too_many_tokens' && info
+      ? { limit: info.positions }
+      : e.code === 'text_too_long'
+        ? { limit: LIMITS.max_text_bytes }
+        : {};
+  throw new CoreError(e.code, e.message, details);
+}
+
+const inNode = () => {
+  const versions = globalThis.process && globalThis.process.versions;
+  return typeof document === 'undefined' && !!(versions && versions.node);
+};
+
+/**
+ * Loads attention-real. moduleUrl: the URL (or, in Node, the path or file: URL) of
+ * attention-real.js, its .wasm beside it; by default wasm/attention-real.js beside this file.
+ * Browser: a classic script (as core.js loads the page's module; a strict CSP allows it); a
+ * worker: importScripts; Node: require with the wasm's bytes.
+ * @param {string} [moduleUrl]
+ * @returns {Promise<AttentionRealModule>}
+ */
+export async function loadRealModule(moduleUrl) {
+  if (!moduleUrl) {
+    if (!import.meta.url)
+      throw coded('real_unavailable', 'this page has no real-model module: open the hosted page');
+    moduleUrl = new URL('./wasm/attention-real.js', import.meta.url).href;
+  }
+  if (inNode()) {
+    const { createRequire } = await import('node:module');
+    const fs = await import('node:fs');
+    const { fileURLToPath } = await import('node:url');
+    const file = moduleUrl.startsWith('file:') ? fileURLToPath(moduleUrl) : moduleUrl;
+    const factory = createRequire(import.meta.url)(file);
+    return factory({ wasmBinary: fs.readFileSync(file.replace(/\.js$/, '.wasm')) });
+  }
+  const url = new URL(moduleUrl, globalThis.location && globalThis.location.href).href;
+  let factory = globalThis[FACTORY];
+  if (!factory) {
+    if (typeof document !== 'undefined') {
+      await new Promise((resolve, reject) => {
+        const s = document.createElement('script');
+        s.src = url;
+        s.onload = resolve;
+        s.onerror = () => reject(coded('load_failed', `could not load ${url}`));
+        document.head.append(s);
+      });
+    } else if (typeof globalThis.importScripts === 'function') {
+      globalThis.importScripts(url);
+    }
+    factory = globalThis[FACTORY];
+    if (!factory) throw coded('load_failed', `${url} did not define ${FACTORY}`);
+  }
+  return factory({ locateFile: (f) => new URL(f, url).href });
+}
+
+// The module: the one given, the caller's cache's (loaded into it on first use; a failed load is
+// not kept), or a new one.
+/** @param {{module?: any, cache?: {module?: Promise<AttentionRealModule> | null},
+ *  moduleUrl?: string}} options
+ *  @returns {Promise<AttentionRealModule>} */
+function moduleFor({ module, cache, moduleUrl }) {
+  if (module) return Promise.resolve(module);
+  if (!cache) return loadRealModule(moduleUrl);
+  if (!cache.module) {
+    cache.module = loadRealModule(moduleUrl).catch((e) => {
+      cache.module = null;
+      throw e;
+    });
+  }
+  return cache.module;
+}
+
+const baseName = (f) => String(f.name).split(/[\\/]/).pop();
+// how deep in the chosen folder a file sits (a folder picker's webkitRelativePath)
+const depth = (f) => String(f.webkitRelativePath || f.name).split('/').length;
+
+// The file called `name`: of several, the one nearest the top of the chosen folder; two at the
+// same depth are two models' files, and which one was meant cannot be guessed.
+function pick(files, name) {
+  const found = files.filter((f) => baseName(f) === name);
+  if (found.length === 0) return null;
+  const top = Math.min(...found.map(depth));
+  const nearest = found.filter((f) => depth(f) === top);
+  if (nearest.length > 1)
+    throw coded(
+      'real_duplicate_file',
+      `there are ${nearest.length} files called ${name}: choose one model's folder`,
+      { file: name },
+    );
+  return nearest[0];
+}
+
+async function readText(file, name, max, signal) {
+  throwIfAborted(signal);
+  if (file.size > max)
+    throw coded('hf_file_too_large', `${name} is larger than ${max} bytes`, { file: name, max });
+  try {
+    return await file.text();
+  } catch (/** @type {any} */ e) {
+    throw coded('real_read_failed', `could not read ${name}: ${e && e.message}`, { file: name });
+  }
+}
+
+/**
+ * Opens a model folder's files in attention-real.
+ * @param {ArrayLike<File>} files  from a file picker (several files or a folder) or a drop: matched
+ *   by base name; other files (README.md, pytorch_model.bin, ...) are ignored
+ * @param {{moduleUrl?: string, module?: AttentionRealModule | Promise<AttentionRealModule>,
+ *   cache?: {module?: Promise<AttentionRealModule> | null}, sliceBytes?: number,
+ *   onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal}} [options]
+ *   module: a loaded attention-real; cache: an object of the caller's that keeps the module it
+ *   loads for the next call; onProgress: after each slice of the weights copied; signal: cancels
+ *   between slices (an Error with code 'aborted').
+ * @returns {Promise<{info: {[field: string]: any}, trace: (text: string, options?: {layer?: number,
+ *   head?: number, layers?: boolean}) => CoreResult, dispose: () => void}>} info: the model card
+ *   (src/core/schema.hpp hf_model_card); trace: the page's trace shape (write_hf_trace) for the
+ *   layer (absent or -1: the last) and head (absent: 0), every layer's weights unless layers is
+ *   false; dispose: frees the model's memory in the module (safe to call twice).
+ * Refusals are CoreErrors: real_missing_file, real_duplicate_file, hf_file_too_large,
+ * real_read_failed and real_too_large (each with .file), aborted, load_failed, and the core's own
+ * (src/core/hf_model.hpp, hf_tokenizer.hpp, safetensors.hpp), whose messages name the file.
+ */
+export async function openRealModel(files, options = {}) {
+  const { onProgress, signal, sliceBytes = SLICE_BYTES } = options;
+  throwIfAborted(signal);
+  const list = Array.from(files || []);
+  const module = await moduleFor(options);
+  const names = unwrap(module.realModelFileNames());
+
+  const configFile = pick(list, names.config);
+  if (!configFile)
+    throw coded('real_missing_file', `the folder has no ${names.config}`, { file: names.config });
+  const weightsFile = pick(list, names.weights);
+  if (!weightsFile)
+    throw coded('real_missing_file', `the folder has no ${names.weights}`, {
+      file: names.weights,
+    });
+  /** @type {[string, File][]} */
+  const tokenizerFiles = names.tokenizer
+    .map((/** @type {string} */ n) => [n, pick(list, n)])
+    .filter(([, f]) => f);
+  if (tokenizerFiles.length === 0)
+    throw coded(
+      'real_missing_file',
+      `the folder has no tokenizer file (${names.tokenizer.join(', ')})`,
+      { file: names.tokenizer[0], files: [...names.tokenizer] },
+    );
+  const total = weightsFile.size;
+  if (total > names.max_weights_bytes)
+    throw coded(
+      'real_too_large',
+      `${names.weights} has ${total} bytes; this page holds at most ${names.max_weights_bytes}`,
+      { file: names.weights, max: names.max_weights_bytes },
+    );
+
+  const config = await readText(configFile, names.config, names.max_config_bytes, signal);
+  /** @type {Record<string, string>} */
+  const tokenizer = {};
+  for (const [name, f] of tokenizerFiles)
+    tokenizer[name] = await readText(f, name, names.max_tokenizer_file_bytes, signal);
+
+  throwIfAborted(signal);
+  const ptr = module._malloc(total);
+  if (!ptr)
+    throw coded(
+      'real_too_large',
+      `${names.weights} (${total} bytes) does not fit in this page's memory`,
+      { file: names.weights, max: names.max_weights_bytes },
+    );
+  let owned = true; // until loadRealModel takes the buffer
+  let result;
+  try {
+    for (let loaded = 0; loaded < total;) {
+      throwIfAborted(signal);
+      const end = Math.min(total, loaded + sliceBytes);
+      let bytes;
+      try {
+        bytes = new Uint8Array(await weightsFile.slice(loaded, end).arrayBuffer());
+      } catch (/** @type {any} */ e) {
+        throw coded('real_read_failed', `could not read ${names.weights}: ${e && e.message}`, {
+          file: names.weights,
+        });
+      }
+      if (bytes.length !== end - loaded)
+        throw coded('real_read_failed', `${names.weights} changed while it was read`, {
+          file: names.weights,
+        });
+      // read HEAPU8 again each time: a view made before the memory grew would be empty
+      module.HEAPU8.set(bytes, ptr + loaded);
+      loaded = end;
+      if (onProgress) onProgress({ loaded, total });
+    }
+    throwIfAborted(signal);
+    owned = false;
+    result = module.loadRealModel({ config, tokenizer, weightsPtr: ptr, weightsSize: total });
+  } finally {
+    if (owned) module._free(ptr);
+  }
+  /** @type {RealModelHandle | null} */
+  let handle = unwrap(result).model;
+  const info = handle.info();
+  return {
+    info,
+    trace(text, { layer, head, layers } = {}) {
+      if (!handle) throw new CoreError('closed', 'this model was closed');
+      checkText(text, LIMITS.max_text_bytes);
+      return unwrap(handle.traceText(text, { layer, head, layers }), info);
+    },
+    dispose() {
+      if (handle) handle.delete();
+      handle = null;
+    },
+  };
+}
