@@ -1,6 +1,6 @@
 // shipped.test.mjs: the modules that ship (web/wasm: the page's attention, attention-full that the
-// single file and the element carry inline, attention-train of the training worker, and
-// attention.single) expose none of the bench-and-test entry points; attention-test (build/wasm),
+// single file and the element carry inline, attention-train of the training worker,
+// attention-real of a real model, and attention.single) expose none of the bench-and-test entry points; attention-test (build/wasm),
 // which the tests and scripts/bench load, exposes every one. Not what the entry points compute.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,10 +26,16 @@ async function load(dir, name) {
   return factory(fs.existsSync(wasm) ? { wasmBinary: fs.readFileSync(wasm) } : {});
 }
 
-for (const name of ['attention', 'attention-full', 'attention-train', 'attention.single']) {
+for (const name of [
+  'attention',
+  'attention-full',
+  'attention-train',
+  'attention-real',
+  'attention.single',
+]) {
   test(`${name} (shipped) has no bench-or-test entry point`, async () => {
     const m = await load('web/wasm', name);
-    assert.equal(typeof m.Session, 'function', 'it loaded');
+    assert.equal(typeof (m.Session || m.loadRealModel), 'function', 'it loaded');
     for (const f of BENCH_AND_TEST) assert.equal(m[f], undefined, `${name} exposes ${f}`);
   });
 }
