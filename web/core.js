@@ -252,10 +252,16 @@ export class Core {
   traceReal(text, detail = {}) {
     if (!this.real) throw new CoreError('no_real_model', 'no real model is loaded');
     checkObject('detail', detail);
-    return this.real.trace(text, {
-      layer: detail.layer ?? -1,
-      layers: detail.layers !== false,
-    });
+    try {
+      return this.real.trace(text, {
+        layer: detail.layer ?? -1,
+        layers: detail.layers !== false,
+      });
+    } catch (/** @type {any} */ e) {
+      // the model's own limit, not the page's token cap, is what the learner must keep under
+      if (e.code !== 'too_many_tokens') throw e;
+      throw new CoreError('real_too_many_tokens', e.message, e.details);
+    }
   }
 
   /** One example's gradient through a trained model: at token `row` the output should name the

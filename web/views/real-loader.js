@@ -48,8 +48,14 @@ export class RealLoaderView {
       class: 'action small',
       type: 'button',
       text: t('real.unload'),
+      'data-real': 'unload',
       hidden: true,
-      on: { click: () => actions.unloadReal() },
+      on: {
+        click: () => {
+          this.failed = false;
+          actions.unloadReal();
+        },
+      },
     });
     const can = !!actions.loadReal;
     this.box = el('div', { class: 'real-drop', 'data-real': 'drop' }, [
@@ -88,9 +94,9 @@ export class RealLoaderView {
   update() {
     const info = this.ctx.actions.realInfo();
     this.unload.hidden = !info;
-    if (this.abort) return;
-    if (info) setText(this.status, this.ctx.t('real.loaded', cardVars(info)));
-    else if (!this.failed) setText(this.status, '');
+    // while loading, and after a failed or cancelled load, the status says that
+    if (this.abort || this.failed) return;
+    setText(this.status, info ? this.ctx.t('real.loaded', cardVars(info)) : '');
   }
 
   async load(files) {
