@@ -139,6 +139,10 @@ export interface Trace {
   guesses?: { word: string; probability: number }[];
   /** model 'numpy': the seed article's program, line by line, and whether its numbers match */
   program?: { lines: { text: string; stage: string }[]; matches: boolean };
+  /** a real model's (GPT-2, BERT): the tokenizer's ids */
+  ids?: number[];
+  /** BERT's: embeddings + positions before its embedding LayerNorm (whose output is `input`) */
+  embed_sum?: Matrix;
   [field: string]: unknown;
 }
 

@@ -358,7 +358,10 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
   const AttentionLimits limits = hf_limits(c);
   const bool pre_norm = c.model_type == "gpt2";
   Matrix X = out.embeddings + out.positions;
-  if (!pre_norm) X = norm(X, m.norm_embed, c.eps).y;
+  if (!pre_norm) {
+    out.embed_sum = X;
+    X = norm(X, m.norm_embed, c.eps).y;
+  }
   out.network.layers.resize(m.layers.size());
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
     const HfLayer& L = m.layers[l];

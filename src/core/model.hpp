@@ -75,6 +75,9 @@ struct TextTrace {
   // last layer).
   int layer = -1;
   int head = -1;
+  // BERT's embeddings + positions before its embedding LayerNorm (n x d_model; the first layer's
+  // input is that LayerNorm of it); empty for every other model, whose first input is the sum.
+  Matrix embed_sum;
 };
 
 // tokenize -> embed -> attend, with seeded random weights.

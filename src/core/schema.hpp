@@ -312,7 +312,8 @@ struct TraceParts {
 // out "layers" and "guesses" (TraceParts). card() makes "model": a writer may keep the card it
 // made for a model, which is the same for every trace through it.
 // A Hugging Face model's trace (hf_model.hpp; write_hf_trace) has no trained model but layers: it
-// adds "ids" (the tokenizer's ids), config "layer" and "head" (the layer traced in full and the
+// adds "ids" (the tokenizer's ids), "embed_sum" (BERT: embeddings + positions before its
+// embedding LayerNorm, which makes "input"), config "layer" and "head" (the layer traced in full and the
 // head asked for), "input", "layers" (each head's "weights" only, and each layer's "input", "mid",
 // "output" and "stream") and "readout" (gpt2: ln_f of the stream; bert: the last layer's output).
 template <class W, class Card>
@@ -335,6 +336,7 @@ void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const
   }
   w.set(o, "embeddings", w.matrix(t.embeddings));
   if (t.positions.size() != 0) w.set(o, "positions", w.matrix(t.positions));
+  if (t.embed_sum.size() != 0) w.set(o, "embed_sum", w.matrix(t.embed_sum));
   if (t.weights == "numpy") w.set(o, "program", numpy_program_node(w, t));
   if (!m && t.network.layers.empty()) return;
   if (m) w.set(o, "model", card());

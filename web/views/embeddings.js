@@ -8,7 +8,8 @@ import { matrixView, refreshStage } from './heatmap.js';
 import { sumEquation } from './equation.js';
 
 // X = E + P: what the first layer reads when the model has layers, else the one attention's X
-const inputX = (result) => result.input || result.X;
+// the row stage 2 adds up: E + P (BERT's before its embedding LayerNorm, which stage 3's walk shows)
+const inputX = (result) => result.embed_sum || result.input || result.X;
 
 /** Dimensions shown before "… more" (the whole matrix is one click away). */
 const DIMS = 4;
@@ -113,7 +114,8 @@ export class EmbeddingsStage {
 
   // the stage's introduction: the article's program draws X per position, so no word has a row
   whatKey(model) {
-    return model.result.program ? 'stage.embeddings.whatNumpy' : null;
+    if (model.result.program) return 'stage.embeddings.whatNumpy';
+    return model.result.embed_sum ? 'stage.embeddings.whatBert' : null;
   }
 
   // what positions (and the causal mask) mean for word order, said for the settings shown

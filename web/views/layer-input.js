@@ -29,7 +29,7 @@ export class LayerInputPanel {
     const tok = tr.tokens[q];
     this.el.dataset.row = String(q); // the followed token, for the tests
     const title = el('summary', {}, [el('h3', { text: t('layerIn.title') })]);
-    const embed = tr.input || tr.X;
+    const embed = tr.embed_sum || tr.input || tr.X;
     const list = el('ol', { class: 'walk' });
     list.append(
       this.item(
@@ -50,6 +50,8 @@ export class LayerInputPanel {
       // attention reads, by its architecture (gpt2: LayerNorm ln_1 first; bert: the stream as is)
       const layers = tr.layers || [];
       const shown = tr.config.layer;
+      // BERT: stage 2's sum, then its embedding LayerNorm, which is the first layer's input
+      if (tr.embed_sum) list.append(this.item(t('layerIn.realInput', { l: 1 }), tr.input, q));
       for (let l = 1; l <= shown && l < layers.length; l++)
         if (layers[l].input)
           list.append(this.item(t('layerIn.realInput', { l: l + 1 }), layers[l].input, q));
