@@ -44,7 +44,8 @@ const inNode = () => {
 
 /**
  * Loads attention-real. moduleUrl: the URL (or, in Node, the path or file: URL) of
- * attention-real.js, its .wasm beside it; by default wasm/attention-real.js beside this file.
+ * attention-real.js, its .wasm beside it; by default wasm/attention-real.js beside this file (a
+ * bundle that moves this file elsewhere, such as into a chunks/ folder, passes it).
  * Browser: a classic script (as core.js loads the page's module; a strict CSP allows it); a
  * worker: importScripts; Node: require with the wasm's bytes.
  * @param {string} [moduleUrl]
@@ -146,9 +147,12 @@ async function readText(file, name, max, signal) {
  *   head?: number, layers?: boolean}) => CoreResult, dispose: () => void}>} info: the model card
  *   (src/core/schema.hpp hf_model_card); trace: the page's trace shape (write_hf_trace) for the
  *   layer (absent or -1: the last) and head (absent: 0), every layer's weights unless layers is
- *   false; dispose: frees the model's memory in the module (safe to call twice).
+ *   false; dispose: frees the model's memory in the module (safe to call twice), where the next
+ *   model reuses it: WebAssembly memory never shrinks, so only dropping the module itself (and the
+ *   cache's) once its models are disposed gives the memory back to the browser.
  * Refusals are CoreErrors: real_missing_file, real_duplicate_file, hf_file_too_large,
- * real_read_failed and real_too_large (each with .file), aborted, load_failed, and the core's own
+ * real_read_failed and real_too_large (each with .file), aborted, load_failed, real_unavailable
+ * (no moduleUrl where this file has no URL of its own: a classic-script bundle), and the core's own
  * (src/core/hf_model.hpp, hf_tokenizer.hpp, safetensors.hpp), whose messages name the file.
  */
 export async function openRealModel(files, options = {}) {
