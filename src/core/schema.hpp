@@ -313,9 +313,10 @@ struct TraceParts {
 // made for a model, which is the same for every trace through it.
 // A Hugging Face model's trace (hf_model.hpp; write_hf_trace) has no trained model but layers: it
 // adds "ids" (the tokenizer's ids), "embed_sum" (BERT: embeddings + positions before its
-// embedding LayerNorm, which makes "input"), config "layer" and "head" (the layer traced in full and the
-// head asked for), "input", "layers" (each head's "weights" only, and each layer's "input", "mid",
-// "output" and "stream") and "readout" (gpt2: ln_f of the stream; bert: the last layer's output).
+// embedding LayerNorm, which makes "input"), config "layer" and "head" (the layer traced in full
+// and the head asked for), "input", "layers" (each head's "weights" only, and each layer's "input",
+// "mid", "output" and "stream") and "readout" (gpt2: ln_f of the stream; bert: the last layer's
+// output).
 template <class W, class Card>
 void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const TrainedModel* m,
                       const std::string& weights, TraceParts parts, Card&& card) {

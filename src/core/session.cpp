@@ -15,8 +15,9 @@ const TrainedModel* Session::model(const std::string& name) const {
     return custom_.get();
   }
   if (name == "real")
-    throw Error("no_real_model",
-                "no real model is loaded here: a real model is traced by the module that loaded it");
+    throw Error(
+        "no_real_model",
+        "no real model is loaded here: a real model is traced by the module that loaded it");
   std::string names;
   for (const ModelKind& k : kModels) names += std::string(names.empty() ? "" : ", ") + k.name;
   throw Error("bad_model", "model must be one of " + names + ", got " + name);

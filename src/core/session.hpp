@@ -19,16 +19,15 @@ namespace ap {
 // shape from the settings; the article's NumPy program (numpy_example.hpp) has one head and
 // adds no positions; a real model (GPT-2 or BERT from Hugging Face files, hf_model.hpp) fixes
 // every setting and is held outside the session (the page loads it into a second module, which
-// traces it; this session only knows its name). The page builds its model switch and its disabled controls from this list.
+// traces it; this session only knows its name). The page builds its model switch and its disabled
+// controls from this list.
 struct ModelKind {
   const char* name;
   std::array<const char*, 3> fixes;  // setting names, then nullptr
 };
 inline constexpr ModelKind kModels[] = {
-    {"default", {"d_model", "heads", "d_k"}},
-    {"random", {nullptr, nullptr, nullptr}},
-    {"numpy", {"heads", "positions", nullptr}},
-    {"custom", {"d_model", "heads", "d_k"}},
+    {"default", {"d_model", "heads", "d_k"}},   {"random", {nullptr, nullptr, nullptr}},
+    {"numpy", {"heads", "positions", nullptr}}, {"custom", {"d_model", "heads", "d_k"}},
     {"real", {"d_model", "heads", "d_k"}},
 };
 

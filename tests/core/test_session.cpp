@@ -92,6 +92,8 @@ TEST_CASE("Session: each model fixes exactly the settings kModels says, whatever
   };
   for (const ap::ModelKind& k : ap::kModels) {
     CAPTURE(k.name);
+    // a real model is traced by the module that loaded it (HfTextModel), never by a Session
+    if (std::string(k.name) == "real") continue;
     const ap::TrainedModel* used = nullptr;
     const auto ta = values(s.trace("我爱你", a, k.name, &used).settings);
     const auto tb = values(s.trace("我爱你", b, k.name, &used).settings);

@@ -206,8 +206,16 @@ test('defaults and limits have one home, the core: the generated facts, core.js 
     if (e.max !== undefined && e.core === 'd_model') assert.ok(e.max <= LIMITS.max_d_model);
   }
   assert.equal(TABLE.find((e) => e.name === 'max').max, LIMITS.max_tokens);
-  // the shown head: any head the core can make (a trace with fewer clamps it)
-  assert.equal(TABLE.find((e) => e.name === 'head').max, LIMITS.max_heads - 1);
+  // the shown head and layer: any the core can make, a real model's included (a trace with
+  // fewer clamps them)
+  assert.equal(
+    TABLE.find((e) => e.name === 'head').max,
+    Math.max(LIMITS.max_heads, LIMITS.max_real_heads) - 1,
+  );
+  assert.equal(
+    TABLE.find((e) => e.name === 'layer').max,
+    Math.max(LIMITS.max_layers, LIMITS.max_real_layers) - 1,
+  );
   // one seed rule, the core's: the module and the CLI refuse the same seeds
   for (const bad of ['-1', '18446744073709551616', '1e3', '', '123456789012345678901', ' 4']) {
     assert.throws(
