@@ -30,8 +30,6 @@ import { ShareView, shareLinks } from './views/share.js';
 import { FormulaPanel } from './views/panels/formula.js';
 import { ModelInfoView } from './views/model.js';
 import { TrainView } from './views/train.js';
-import { RealLoaderView } from './views/real-loader.js';
-import { RealHeadsView } from './views/real-heads.js';
 import { GradientView } from './views/gradient.js';
 import { LimitsView, LimitsNote } from './views/limits.js';
 import { Later, inputPending } from './views/later.js';
@@ -236,8 +234,17 @@ class App {
       $(id) ? new View($(id), { t, core, actions, ...extra }) : null;
     this.modelInfo = part('model-info', ModelInfoView, { lang: () => this.translator.lang });
     this.trainer = part('train-body', TrainView, { training: this.options.training || {} });
-    this.realLoader = part('real-model', RealLoaderView);
-    this.realHeads = part('real-heads', RealHeadsView);
+    // a real model's parts: their code comes when What if…? first opens, and with the first
+    // model loaded (the hosted page fetches it then; the first trace does not wait for it)
+    this.realLoader = null;
+    this.realHeads = null;
+    this.realLoading = null;
+    const whatif = $('whatif');
+    if (whatif && $('real-model')) {
+      const load = () => this.loadRealViews().catch((e) => panelFailed($('real-model'), e, this.t));
+      if (whatif.open) load();
+      else whatif.addEventListener('toggle', () => whatif.open && load());
+    }
     this.gradient = part('gradient-body', GradientView, { errorText: (e) => this.errorText(e) });
     // what the model cannot be trusted with: next to the narration, and the model's note
     this.limits = part('limits', LimitsView);
@@ -350,11 +357,35 @@ class App {
    *  model; the model the page had stays until the new one has loaded. how: {signal, onProgress}.
    *  Rejects with the loader's or the core's error (code, message). */
   async loadRealModel(files, how) {
-    const { openRealModel } = await import('./real-model.js');
+    const [{ openRealModel }] = await Promise.all([
+      import('./real-model.js'),
+      this.loadRealViews(),
+    ]);
     const model = await openRealModel(files, { ...this.options.realModels, ...how });
     this.core.setRealModel(model);
     this.setMany({ model: 'real', layer: -1, head: 0 });
     this.realLoader?.update();
+  }
+
+  /** The real model's views (real-loader.js, real-heads.js), made once. */
+  loadRealViews() {
+    if (!this.realLoading) {
+      this.realLoading = Promise.all([
+        import('./views/real-loader.js'),
+        import('./views/real-heads.js'),
+      ]).then(
+        ([{ RealLoaderView }, { RealHeadsView }]) => {
+          const ctx = { t: this.t, core: this.core, actions: this.actions };
+          this.realLoader = new RealLoaderView(this.$('real-model'), ctx);
+          if (this.$('real-heads')) this.realHeads = new RealHeadsView(this.$('real-heads'), ctx);
+        },
+        (e) => {
+          this.realLoading = null; // opened again, it tries again
+          throw e;
+        },
+      );
+    }
+    return this.realLoading;
   }
 
   /** Frees the real model; the page goes back to the shipped one if it was showing it. */
