@@ -71,6 +71,27 @@ for (const name of Object.keys(SENTENCE)) {
       tokens,
       last.tokens.map((tok, i) => `${i + 1}: ${tok}`),
     );
+    // stage 3, the first cell's sum (step 3, k = 2): the products' sum plus the bias, as printed, gives
+    // the printed value, and the value is the CLI's Q
+    await gotoStage(page, 2, 'project');
+    await page.$eval('#player .scrub', (e) => {
+      e.value = '2';
+      e.dispatchEvent(new Event('input'));
+    });
+    await page.waitForFunction(() => document.body.dataset.k === '2');
+    const said = JSON.parse(await page.$eval('#narration', (e) => e.dataset.says));
+    const sum = await page.$eval('#stage-body .calc-result', (e) => e.textContent);
+    const [, a, sign, b, v] = sum
+      .replace(/−/g, '-')
+      .match(/(-?[\d.]+) ([+-]) ([\d.]+) = (-?[\d.]+)/);
+    const digits = v.split('.')[1].length;
+    assert.ok(
+      Math.abs(+a + (sign === '-' ? -b : +b) - +v) <= 0.5 * 10 ** -digits + 1e-9,
+      `${sum} adds up`,
+    );
+    assert.equal(said.key, 'narr.projectSumBias');
+    close(said.v, last.heads[0].Q[said.i][said.c], 'Q cell');
+    close(said.b, last.heads[0].b_Q[0][said.c], 'bias');
     // stage 7 (weights): every shown cell of head 1 is the CLI's
     await gotoStage(page, 6, 'softmax');
     const shown = (await cells(page, 'weights')).filter((c) => c.head === 0 || c.head === null);

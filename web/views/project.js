@@ -150,6 +150,11 @@ export class ProjectStage {
     return ok;
   }
 
+  // the stage's introduction: a model with biases (GPT-2, BERT) adds one to every column
+  whatKey(model) {
+    return model.result.heads[0]?.b_Q ? 'stage.project.whatBias' : null;
+  }
+
   render(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -372,7 +377,19 @@ export class ProjectStage {
       writeOnce(cc.p[n], 'data-eq', `c${n}:total`);
     });
     writeOnce(cc.sum, 'data-value', value);
-    setText(cc.sum, t('project.sum', { n: tr.config.d_model, v: fmt(value, 3), r, tok, c: c + 1 }));
+    const b = biasOf(head, r, c);
+    setText(
+      cc.sum,
+      b === undefined
+        ? t('project.sum', { n: tr.config.d_model, v: fmt(value, 3), r, tok, c: c + 1 })
+        : t('project.sumBias', {
+            n: tr.config.d_model,
+            eq: sumEquation([d.dot, b], value, 3).text,
+            r,
+            tok,
+            c: c + 1,
+          }),
+    );
     setText(
       cc.more,
       tr.config.d_model > cc.dims.length
@@ -417,14 +434,26 @@ export class ProjectStage {
         { head: this.model.state.head, r, i, c, x, w, p },
       );
     }
-    // Q's sum step and K's and V's one-step first cell say the same numbers in other words
-    if (!this.sel && (phase === 'sum' || phase === 'once'))
+    // Q's sum step and K's and V's one-step first cell say the same numbers in other words; a
+    // model with biases (GPT-2, BERT) adds the bias to the sum, and the sentence says so
+    const b = biasOf(head, r, c);
+    if (!this.sel && (phase === 'sum' || phase === 'once')) {
+      const key = phase === 'sum' ? 'narr.projectSum' : 'narr.projectOnce';
+      if (b === undefined)
+        return says(
+          this.ctx.t,
+          key,
+          { r, tok, c: c + 1, d, v: fmt(value, 3) },
+          { head: this.model.state.head, r, i, c, v: value },
+        );
+      const dot = this.ctx.core.dotSteps(rowOf(tr.X, i), colOf(head[`W_${r}`], c)).dot;
       return says(
         this.ctx.t,
-        phase === 'sum' ? 'narr.projectSum' : 'narr.projectOnce',
-        { r, tok, c: c + 1, d, v: fmt(value, 3) },
-        { head: this.model.state.head, r, i, c, v: value },
+        `${key}Bias`,
+        { r, tok, c: c + 1, d, v: fmt(value, 3), eq: sumEquation([dot, b], value, 3).text },
+        { head: this.model.state.head, r, i, c, v: value, dot, b },
       );
+    }
     const { n, d_k: dK } = tr.config;
     if (!this.sel && phase === 'all')
       return says(
@@ -449,7 +478,7 @@ export class ProjectStage {
       );
     return says(
       this.ctx.t,
-      'narr.project',
+      b === undefined ? 'narr.project' : 'narr.projectBias',
       {
         r,
         tok: this.model.result.tokens[i],
@@ -461,4 +490,10 @@ export class ProjectStage {
       { head: this.model.state.head, r, i, c, v: value },
     );
   }
+}
+
+// the bias added to column c of X·W_r (b_Q, b_K, b_V of a real model), or undefined without one
+function biasOf(head, r, c) {
+  const b = head[`b_${r}`];
+  return b ? b.data[c] : undefined;
 }

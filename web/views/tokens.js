@@ -1,6 +1,7 @@
 // tokens.js: stage 1. The sentence as token chips (index, text, kind), appearing one by one.
 // Clicking a chip follows that token; a multi-character Chinese chip can be split by the learner.
 import { el } from './dom.js';
+import { isRealTrace } from '../core.js';
 
 export class TokensStage {
   constructor(root, ctx) {
@@ -10,6 +11,12 @@ export class TokensStage {
 
   units(model) {
     return model.result.token_details.length;
+  }
+
+  // the stage's introduction: a real model cuts text with its own tokenizer
+  whatKey(model) {
+    const r = model.result;
+    return isRealTrace(r) ? `stage.tokens.what_${r.model.model_type}` : null;
   }
 
   render(model) {
