@@ -775,7 +775,10 @@ class App {
 
   // the note traces its minimal pairs through the core: only while it is open
   renderLimitsNote() {
-    if (!this.limitsNote || !this.result || !this.$('model-limits').open) return;
+    // the note is about the small model; a real model's card says what the page knows of it
+    const box = this.$('model-limits');
+    if (box) box.hidden = isRealTrace(this.result);
+    if (!this.limitsNote || !this.result || !box.open) return;
     this.limitsNote.update({ result: this.result, settings: this.resultFrom.settings });
   }
 

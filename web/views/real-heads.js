@@ -101,9 +101,6 @@ export class RealHeadsView {
         class: 'hint',
         text: t('realHeads.hint', { layers: card.layers, heads: card.heads }),
       }),
-      el('div', { class: 'rh-axes' }, [
-        el('span', { class: 'rh-axis', text: t('realHeads.axes') }),
-      ]),
       grid,
       el('div', { class: 'rh-find' }, [
         el('h4', { text: t('realHeads.findTitle') }),
