@@ -304,6 +304,21 @@ export class Core {
   hasCustomModel(): boolean;
   /** The shipped model's .apm bytes. */
   defaultModelBytes(): Uint8Array;
+  /** Makes `model` (real-model.js openRealModel's) this Core's 'real' model, freeing the one it
+   *  had; null frees it. */
+  setRealModel(model: RealModel | null): void;
+  /** The real model's card, or null without one. */
+  realModel(): Record<string, unknown> | null;
+  /** A trace through the real model (settings.model 'real' in trace() comes here): detail.layer
+   *  the layer traced in full (-1: the last); detail.layers false leaves every layer's weights out. */
+  traceReal(text: string, detail?: { layer?: number; layers?: boolean }): Trace;
+}
+
+/** A Hugging Face model opened by real-model.js (openRealModel). */
+export interface RealModel {
+  info: Record<string, unknown>;
+  trace(text: string, options?: { layer?: number; head?: number; layers?: boolean }): Trace;
+  dispose(): void;
 }
 
 export interface LoadOptions {
@@ -315,6 +330,8 @@ export interface LoadOptions {
 export function loadModule(options?: LoadOptions): Promise<unknown>;
 /** loadModule and one Core over it. */
 export function loadCore(options?: LoadOptions): Promise<Core>;
+/** Whether a trace is a real model's (GPT-2, BERT): its card names a model_type. */
+export function isRealTrace(trace: unknown): boolean;
 /** The trace seen from one layer (0-based; -1 = the last). */
 export function layerView<T extends Trace>(
   trace: T,
