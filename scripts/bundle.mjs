@@ -19,7 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { marked } from 'marked';
 import { bundlePackage } from './bundle-package.mjs';
-import { LANGS, localePath } from '../web/lang.js';
+import { LANGS, LATER_KEYS, LATER_PART, LATER_PART_KEY, localePath } from '../web/lang.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const web = path.join(root, 'web');
@@ -190,8 +190,15 @@ const siteOut = await esbuild.build({
   define: { AP_BUNDLE: JSON.stringify('site') },
 });
 for (const f of siteOut.outputFiles) write(f.path, jsBanner + f.text);
-for (const [lang, strings] of Object.entries(locales))
-  write(path.join(site, localePath(lang)), JSON.stringify(strings));
+// the hosted page fetches each language in two parts: the later part with the first view that
+// needs it (lang.js LATER_KEYS)
+for (const [lang, strings] of Object.entries(locales)) {
+  const first = { [LATER_PART_KEY]: LATER_PART };
+  const later = {};
+  for (const [key, s] of Object.entries(strings)) (LATER_KEYS.test(key) ? later : first)[key] = s;
+  write(path.join(site, localePath(lang)), JSON.stringify(first));
+  write(path.join(site, localePath(lang, LATER_PART)), JSON.stringify(later));
+}
 licenceFiles(site);
 write(path.join(site, 'app.css'), css);
 // the glue is a deferred classic script, so it downloads beside app.js and runs before it

@@ -1,14 +1,44 @@
 // i18n.js: loads the page's strings for one language (its locale file, lang.js localePath) and
 // translates keys with {name} params; numbers() groups the digits of counts and limits in the
 // language's way. Never writes HTML.
-import { localePath } from './lang.js';
+import { localePath, LATER_PART_KEY } from './lang.js';
 
 export class Translator {
-  constructor(lang, strings) {
+  /** `fetchLater`: how to fetch the strings of the `later` part (lang.js), when `strings` names one
+   *  (the hosted page); else every string is in `strings`. */
+  constructor(lang, strings, fetchLater = null) {
     this.lang = lang;
     this.strings = strings;
     /** @type {Map<string, string[]>} key -> its string split at the {name}s (odd entries) */
     this.parts = new Map();
+    /** @type {(() => Promise<Record<string, string>>) | null} */
+    this.fetchLater = typeof strings[LATER_PART_KEY] === 'string' ? fetchLater : null;
+    /** @type {Promise<void> | null} the `later` part on its way or in (whole()) */
+    this.laterLoading = null;
+  }
+
+  /** Resolves once every string is here: the `later` part is fetched once (again after a failure);
+   *  rejects, naming the file, when it cannot be. Views fetched on demand wait for it. */
+  whole() {
+    if (!this.fetchLater) return Promise.resolve();
+    if (!this.laterLoading)
+      this.laterLoading = this.fetchLater().then(
+        (more) => {
+          this.strings = { ...this.strings, ...more };
+          this.fetchLater = null;
+        },
+        (e) => {
+          this.laterLoading = null;
+          throw e;
+        },
+      );
+    return this.laterLoading;
+  }
+
+  /** Whether a view asked for the `later` part (another language is then made whole before it
+   *  is shown). */
+  wholeAsked() {
+    return this.laterLoading !== null;
   }
 
   /** t('key', {name: value}) -> string; an unknown key returns the key itself, so it is visible.
@@ -70,13 +100,14 @@ async function fetchJson(url) {
 // the folder localePath is relative to: this script's (web/ unbundled, dist/site/ in app.js)
 const scriptBase = () => new URL('./', import.meta.url).href;
 
-/** The strings of {lang}'s locale file (an object of key -> string). */
-export async function loadStrings(lang, base = scriptBase()) {
-  return fetchJson(new URL(localePath(lang), base).href);
+/** The strings of {lang}'s locale file (an object of key -> string), or of its `part`. */
+export async function loadStrings(lang, base = scriptBase(), part = '') {
+  return fetchJson(new URL(localePath(lang, part), base).href);
 }
 
 /** A Translator over {lang}'s locale file alone: every file has every key
  *  (tests/node/locales.test.mjs), so no other language is loaded as a fallback. */
 export async function loadTranslator(lang, base = scriptBase()) {
-  return new Translator(lang, await loadStrings(lang, base));
+  const strings = await loadStrings(lang, base);
+  return new Translator(lang, strings, () => loadStrings(lang, base, strings[LATER_PART_KEY]));
 }

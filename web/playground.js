@@ -172,6 +172,8 @@ class App {
         actions,
         stages: STAGES,
         later: this.later,
+        // views whose code is fetched on demand wait for the strings fetched with them (i18n.js)
+        wholeStrings: () => this.translator.whole(),
         // guesses per sentence and followed token (predict.js); asking is off in embeds unless the
         // link or the element says predict=1
         predictions: new Map(),
@@ -211,8 +213,8 @@ class App {
     $('export').addEventListener('toggle', () => {
       if (!$('export').open || this.exporterLoading) return;
       this.exporterLoading = this.later.wait(
-        import('./views/export.js').then(
-          ({ ExportView }) => {
+        Promise.all([import('./views/export.js'), this.translator.whole()]).then(
+          ([{ ExportView }]) => {
             this.exporter = new ExportView($('export-body'), {
               t: this.t,
               view: () => this.exportView(),
@@ -373,6 +375,7 @@ class App {
       this.realLoading = Promise.all([
         import('./views/real-loader.js'),
         import('./views/real-heads.js'),
+        this.translator.whole(),
       ]).then(
         ([{ RealLoaderView }, { RealHeadsView }]) => {
           const ctx = { t: this.t, core: this.core, actions: this.actions };
@@ -458,6 +461,8 @@ class App {
     let translator;
     try {
       translator = await pending;
+      // the views fetched on demand are drawn again in the new language: its strings come whole
+      if (this.translator.wholeAsked()) await translator.whole();
     } catch {
       this.translators.delete(lang); // asked again later (back online), it is fetched again
       if (this.langWanted !== lang) return;

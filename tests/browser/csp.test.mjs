@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { launch, startServer, distDir, collectErrors, shot, CSP } from './harness.mjs';
 import { BUDGETS, transferOf } from '../../scripts/budgets.mjs';
+import EN from '../../web/locales/en.json' with { type: 'json' };
+import ZH from '../../web/locales/zh.json' with { type: 'json' };
 
 let browser = null;
 let srv = null;
@@ -105,6 +107,13 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
   await page.click('#export summary');
   await page.click('[data-export="numpy"]');
   assert.match(await page.inputValue('#export-numpy'), /import numpy as np/);
+  // the export panel's strings are the later part's, fetched with its code
+  assert.deepEqual(locales().slice(2), ['/site/locales/zh.later.json']);
+  assert.equal(
+    await page.locator('[data-export="numpy"]').textContent(),
+    ZH['export.numpy'],
+    'the export panel speaks the later part',
+  );
   assert.deepEqual(await page.evaluate(() => window.cspViolations), []);
   assert.deepEqual(errors, []);
   const origin = new URL(srv.base).origin;
@@ -114,10 +123,12 @@ test('hosted page (dist/site) under the strict CSP: runs, no violations, only it
     'nothing from another origin',
   );
   await shot(page, 'csp-site-zh');
-  // back to English: shown before, nothing more to fetch
+  // back to English: its first part was fetched before; its later part comes now, because the
+  // export panel is drawn again in English
   await page.click('#lang');
   await page.waitForFunction(() => document.documentElement.lang === 'en');
-  assert.equal(locales().length, 2);
+  assert.deepEqual(locales().slice(3), ['/site/locales/en.later.json']);
+  assert.equal(await page.locator('[data-export="numpy"]').textContent(), EN['export.numpy']);
   await context.close();
 });
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LANGS, localePath } from '../../web/lang.js';
+import { LANGS, LATER_KEYS, localePath } from '../../web/lang.js';
 
 const web = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
 const load = (lang) => JSON.parse(fs.readFileSync(path.join(web, localePath(lang)), 'utf8'));
@@ -33,4 +33,45 @@ test('every locale file has the keys the others have, each a string with the sam
       assert.deepEqual(names(s), names(base[key]), `${lang} ${key}: its {names}`);
     }
   }
+});
+
+// The modules the hosted page fetches with itself: web/main.js and what it imports statically
+// (an import() is fetched on demand, with the later part of the strings).
+function firstModules() {
+  const seen = new Set();
+  const todo = [path.join(web, 'main.js')];
+  while (todo.length) {
+    const f = todo.pop();
+    if (seen.has(f)) continue;
+    seen.add(f);
+    const src = fs.readFileSync(f, 'utf8');
+    for (const m of src.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+\.js)'/gms))
+      todo.push(path.resolve(path.dirname(f), m[1]));
+    for (const m of src.matchAll(/^\s*import\s+'(\.[^']+\.js)'/gm))
+      todo.push(path.resolve(path.dirname(f), m[1]));
+  }
+  return [...seen];
+}
+
+test("the code and page fetched first use no key of the strings' later part", () => {
+  const keys = Object.keys(load(LANGS[0]));
+  const later = keys.filter((k) => LATER_KEYS.test(k));
+  assert.ok(later.length > 50 && later.length < keys.length / 2, `${later.length} later keys`);
+  const modules = firstModules();
+  assert.ok(
+    modules.some((f) => f.endsWith('playground.js')),
+    'the walk reached the page',
+  );
+  assert.ok(!modules.some((f) => f.endsWith('export.js')), 'the walk stopped at import()');
+  const used = [];
+  for (const f of [...modules, path.join(web, 'index.html')]) {
+    const src = fs.readFileSync(f, 'utf8');
+    const rel = path.relative(web, f);
+    // a key written out, or the fixed start of one built from a template (`panel.${kind}`)
+    for (const m of src.matchAll(/['"`]([A-Za-z]\w*\.[\w.]+)['"`]/g))
+      if (LATER_KEYS.test(m[1]) && keys.includes(m[1])) used.push(`${rel}: ${m[1]}`);
+    for (const m of src.matchAll(/`([A-Za-z]\w*\.[\w.]*)\$\{/g))
+      if (later.some((k) => k.startsWith(m[1]))) used.push(`${rel}: ${m[1]}\${…}`);
+  }
+  assert.deepEqual(used, []);
 });

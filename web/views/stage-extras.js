@@ -130,8 +130,8 @@ export class StageExtras {
   // fetches a picture's code once, then shows it with the stage's latest model
   load(item) {
     if (item.loading) return;
-    const loading = KINDS[item.kind]().then(
-      (make) => {
+    const loading = Promise.all([KINDS[item.kind](), this.ctx.wholeStrings?.()]).then(
+      ([make]) => {
         item.loading = null;
         item.make = make;
         this.refresh(item);
