@@ -12,6 +12,7 @@
 #include "error.hpp"
 #include "io.hpp"
 #include "lexicon.hpp"
+#include "real_model_file.hpp"
 #include "rng.hpp"
 #include "utf8.hpp"
 
@@ -316,6 +317,12 @@ TrainedModel load_model(std::string_view bytes) {
   Reader r(bytes);
   r.skip(sizeof kModelMagic, "the magic number");
   const std::uint32_t version = r.u32("the version");
+  if (version == kRealModelFormatVersion)
+    throw Error("model_bad_version",
+                "the model file is a converted GPT-2 or BERT model (format version " +
+                    std::to_string(version) +
+                    "), not a trained playground model: open it as a real model "
+                    "(real_model_file.hpp; qkv trace --model FILE)");
   if (version < kOldestModelFormatVersion || version > kModelFormatVersion)
     throw Error("model_bad_version",
                 "the model file has format version " + std::to_string(version) +
