@@ -20,7 +20,8 @@ namespace ap::cli {
 
 namespace {
 
-// The ids of `text`, cut to the model's positions (a long --text still gives a check).
+// The ids of `text`, cut to the model's positions (a long sentence still gives a check; the report
+// lists the ids traced).
 std::vector<int> ids_of(const hf::Tokenizer& t, const std::string& text, int positions) {
   const hf::Encoding e = t.encode(text);
   std::vector<int> ids(e.ids.begin(), e.ids.end());
@@ -107,6 +108,7 @@ void convert_hf(const std::vector<std::string>& args) {
                       {"parameters", converted.model.parameters},
                       {"sentence", text},
                       {"tokens", ids.size()},
+                      {"ids", ids},
                       {"max_weight_change", change.value},
                       {"at",
                        {{"layer", change.layer},

@@ -13,8 +13,8 @@ inline constexpr const char* kConvertSentence =
 
 // args are those after "convert". Writes OUT only once the file read back traces the sentence;
 // prints one JSON object: {file, bytes, dtype, source_dtype, source_bytes, parameters, sentence,
-// tokens, max_weight_change, at: {layer, head, query, key}, seconds}. Throws ap::Error on bad
-// input (bad_setting for the arguments).
+// tokens, ids (the sentence's, cut to the model's positions), max_weight_change, at: {layer, head,
+// query, key}, seconds}. Throws ap::Error on bad input (bad_setting for the arguments).
 void convert_hf(const std::vector<std::string>& args);
 
 }  // namespace ap::cli

@@ -409,6 +409,38 @@ else
   fail "truncated file message names no file and tensor: $(cat "$tmp/err")"
 fi
 
+# --- qkv convert and trace --model REAL.apm: bad input (the round trips: check_convert.py) ------
+expect_ok "convert gpt2_f32 int8" $null convert "$hf/gpt2_f32" "$tmp/real.apm" --dtype int8
+expect_ok "trace --model a converted file" $null trace --model "$tmp/real.apm" "the cat" --head 3
+expect_error "convert: an unknown dtype" $null convert "$hf/gpt2_f32" "$tmp/x.apm" --dtype bf16
+expect_error "convert: no OUT" $null convert "$hf/gpt2_f32"
+expect_error "convert: no such folder" $null convert "$tmp/nowhere" "$tmp/x.apm"
+expect_error "convert: an unwritable OUT" $null convert "$hf/gpt2_f32" "$tmp/no/such/dir/x.apm"
+expect_error "convert: a truncated model.safetensors" $null convert "$tmp/cut" "$tmp/x.apm"
+if [[ -e $tmp/x.apm ]]; then fail "convert wrote OUT after a refusal"; else pass; fi
+expect_error "trace --model REAL.apm: head past the model's" $null trace --model "$tmp/real.apm" x --head 4
+head -c 9000 "$tmp/real.apm" >"$tmp/real-cut.apm"
+expect_error "trace --model a truncated converted file" $null trace --model "$tmp/real-cut.apm" x
+if grep -q "ends early (while reading layer 0 W_" "$tmp/err"; then
+  pass
+else
+  fail "a truncated converted file's message names no parameter: $(cat "$tmp/err")"
+fi
+cp "$tmp/real.apm" "$tmp/real-flip.apm"
+printf '\x55' | dd of="$tmp/real-flip.apm" bs=1 seek=12000 conv=notrunc 2>/dev/null
+expect_error "trace --model a converted file with a changed byte" $null trace --model "$tmp/real-flip.apm" x
+grep -q "checksum" "$tmp/err" && pass || fail "a changed byte: $(cat "$tmp/err")"
+# a converted file whose config claims GPT-2 small (about 500 MB) in under 1 KB: refused from the
+# config before the tokenizer or a weight is made, within a normal trace's memory plus 16 MiB
+crafted="$here/../fuzz/corpus/real_model_file/regress-header-claims-gpt2-small"
+expect_capped "trace --model crafted real" $null "the token rows" trace x --model "$crafted"
+peak=$(peak_mib "$qkv" trace x --model "$crafted")
+if ((peak <= normal + 16)); then
+  pass
+else
+  fail "trace --model crafted real: peak memory $peak MiB, a normal trace $normal MiB"
+fi
+
 # --- qkv-train: the file it writes records the project version that trained it -----------------
 train=$(dirname "$qkv")/qkv-train
 data="$here/../../src/data"
