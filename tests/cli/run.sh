@@ -255,15 +255,21 @@ subprocess.run(sys.argv[1:], capture_output=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$@"
 }
 normal=$(peak_mib "$qkv" trace x)
-for v in v4 v3; do
-  crafted="$here/../fuzz/corpus/model_file/regress-header-claims-100m-parameters-$v"
-  expect_capped "trace --model crafted $v" $null "the model's parameters" trace x --model "$crafted"
-  peak=$(peak_mib "$qkv" trace x --model "$crafted")
+# expect_small_peak DESCRIPTION ARGS...: qkv ARGS peaks within a normal trace's memory + 16 MiB
+expect_small_peak() {
+  local desc=$1 peak
+  shift
+  peak=$(peak_mib "$qkv" "$@")
   if ((peak <= normal + 16)); then
     pass
   else
-    fail "trace --model crafted $v: peak memory $peak MiB, a normal trace $normal MiB"
+    fail "$desc: peak memory $peak MiB, a normal trace $normal MiB"
   fi
+}
+for v in v4 v3; do
+  crafted="$here/../fuzz/corpus/model_file/regress-header-claims-100m-parameters-$v"
+  expect_capped "trace --model crafted $v" $null "the model's parameters" trace x --model "$crafted"
+  expect_small_peak "trace --model crafted $v" trace x --model "$crafted"
 done
 # within the per-flag limits, heads x d_k is capped (16 x 1024 would need gigabytes)
 expect_capped "--heads 16 --d-k 1024" $null "heads x d_k" trace x --model random --d-model 1024 --heads 16 --d-k 1024
@@ -434,12 +440,7 @@ grep -q "checksum" "$tmp/err" && pass || fail "a changed byte: $(cat "$tmp/err")
 # config before the tokenizer or a weight is made, within a normal trace's memory plus 16 MiB
 crafted="$here/../fuzz/corpus/real_model_file/regress-header-claims-gpt2-small"
 expect_capped "trace --model crafted real" $null "the token rows" trace x --model "$crafted"
-peak=$(peak_mib "$qkv" trace x --model "$crafted")
-if ((peak <= normal + 16)); then
-  pass
-else
-  fail "trace --model crafted real: peak memory $peak MiB, a normal trace $normal MiB"
-fi
+expect_small_peak "trace --model crafted real" trace x --model "$crafted"
 
 # --- qkv-train: the file it writes records the project version that trained it -----------------
 train=$(dirname "$qkv")/qkv-train

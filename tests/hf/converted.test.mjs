@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreError } from '../../web/core.js';
+import { assertClose, counted } from './real-helpers.mjs';
 import { loadRealModule, openConvertedModel, openRealModel } from '../../web/real-model.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -46,40 +47,6 @@ const fileOf = (p) => new File([fs.readFileSync(p)], path.basename(p));
 function native(file, text, head) {
   const args = ['trace', '--model', file, text, '--head', String(head)];
   return JSON.parse(execFileSync(qkv, args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
-}
-
-// JSON rows (null = -inf) against {rows, cols, data}, within tol of the matrix's largest entry
-function assertClose(name, rows, m, tol = 1e-5) {
-  assert.equal(m.rows, rows.length, `${name} rows`);
-  let big = 1;
-  for (const r of rows) for (const v of r) if (v !== null) big = Math.max(big, Math.abs(v));
-  for (let r = 0; r < m.rows; r++)
-    for (let c = 0; c < m.cols; c++) {
-      const want = rows[r][c];
-      const got = m.data[r * m.cols + c];
-      if (want === null) assert.equal(got, -Infinity, `${name}[${r}][${c}] should be masked`);
-      else assert.ok(Math.abs(got - want) <= tol * big, `${name}[${r}][${c}]: ${got} vs ${want}`);
-    }
-}
-
-// the module with its buffers counted (as real-model.test.mjs counts them)
-function counted(m) {
-  const live = new Set();
-  const spy = Object.create(m);
-  spy._malloc = (n) => {
-    const p = m._malloc(n);
-    if (p) live.add(p);
-    return p;
-  };
-  spy._free = (p) => {
-    live.delete(p);
-    m._free(p);
-  };
-  spy.loadConvertedModel = (file) => {
-    live.delete(file.bytesPtr);
-    return m.loadConvertedModel(file);
-  };
-  return { spy, outstanding: () => live.size };
 }
 
 async function refused(promise, code, what) {
