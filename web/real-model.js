@@ -137,7 +137,8 @@ async function readText(file, name, max, signal) {
 /**
  * Opens a model folder's files in attention-real.
  * @param {ArrayLike<File>} files  from a file picker (several files or a folder) or a drop: matched
- *   by base name; other files (README.md, pytorch_model.bin, ...) are ignored
+ *   by base name; other files (README.md, pytorch_model.bin, ...) are ignored. Without a
+ *   config.json, one file whose name ends in .apm is opened as openConvertedModel opens it.
  * @param {{moduleUrl?: string, module?: AttentionRealModule | Promise<AttentionRealModule>,
  *   cache?: {module?: Promise<AttentionRealModule> | null}, sliceBytes?: number,
  *   onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal}} [options]
@@ -164,6 +165,10 @@ export async function openRealModel(files, options = {}) {
   const names = unwrap(module.realModelFileNames());
 
   const configFile = pick(list, names.config);
+  // one converted .apm (qkv convert) and no folder: that file is the model
+  const converted = list.filter((f) => baseName(f).toLowerCase().endsWith(names.converted_suffix));
+  if (!configFile && converted.length === 1)
+    return openConvertedModel(converted[0], { ...options, module });
   if (!configFile)
     throw coded('real_missing_file', `the folder has no ${names.config}`, { file: names.config });
   const weightsFile = pick(list, names.weights);

@@ -43,6 +43,8 @@
 namespace ap {
 
 constexpr std::uint32_t kRealModelFormatVersion = 5;
+// How the name of a model file ends (the page's loader takes a file so named as a converted model).
+inline constexpr const char* kModelFileSuffix = ".apm";
 // The most info entries a converted model's file may list.
 constexpr std::uint32_t kMaxRealInfo = 64;
 // The info key naming the dtype of the folder's token rows (F32, F16, BF16) a file was made from.

@@ -80,7 +80,8 @@ val RealModel::trace_text(const val& text_v, const val& options) {
   });
 }
 
-// {ok, config: "config.json", weights: "model.safetensors", tokenizer: [names], max_config_bytes,
+// {ok, config: "config.json", weights: "model.safetensors", converted_suffix: ".apm" (how a file
+// qkv convert wrote is named), tokenizer: [names], max_config_bytes,
 // max_tokenizer_file_bytes, max_weights_bytes}: the files a model folder is read from (the page's
 // file picker matches them by name) and the most bytes each may have, so that JS refuses a larger
 // file before reading it (the weights' bound is this module's largest memory: a file near it
@@ -89,6 +90,7 @@ val js_real_model_file_names() {
   val o = ok();
   o.set(js_name("config"), val(kHfConfigFile));
   o.set(js_name("weights"), val(kHfWeightsFile));
+  o.set(js_name("converted_suffix"), val(kModelFileSuffix));
   val tokenizer = val::array();
   for (const std::string& name : hf::tokenizer_file_names())
     tokenizer.call<void>("push", val(name));

@@ -118,6 +118,30 @@ for (const folder of folders) {
   });
 }
 
+test('openRealModel opens one .apm given alone (or among files that are not a folder)', async () => {
+  assert.equal(module.realModelFileNames().converted_suffix, '.apm');
+  const report = convert('bert_bf16', 'f16');
+  const direct = await openConvertedModel(fileOf(report.file), { module });
+  const picked = await openRealModel([fileOf(report.file), new File(['# notes'], 'README.md')], {
+    module,
+  });
+  try {
+    assert.deepEqual(picked.info, direct.info);
+    assert.deepEqual(picked.trace('the cat').ids, direct.trace('the cat').ids);
+  } finally {
+    picked.dispose();
+    direct.dispose();
+  }
+  // two .apm files: which was meant cannot be guessed, and the folder's files are asked for
+  await refused(
+    openRealModel([fileOf(report.file), new File([fs.readFileSync(report.file)], 'b.apm')], {
+      module,
+    }),
+    'real_missing_file',
+    'two .apm files',
+  );
+});
+
 test('progress and cancel while an .apm file is copied; no buffer stays in the heap', async () => {
   const file = fileOf(convert('gpt2_f32', 'f16').file);
   const seen = [];
