@@ -9,6 +9,7 @@
 
 #include "error.hpp"
 #include "model_file.hpp"
+#include "utf8.hpp"
 
 namespace ap {
 
@@ -22,12 +23,16 @@ constexpr std::uint16_t kSmallestScale = 0x0400u;
 constexpr const char* kInfoParameters = "parameters";
 const char* const kFix = "convert the model again with qkv convert";
 
-bool is_vector(const RealParameter& p) { return p.rows == 1; }
+// a vector (one row: biases, LayerNorm parameters, the token type row) stays f32 in every dtype
+template <class P>
+bool is_vector(const P& p) {
+  return p.rows == 1;
+}
 
-// the bytes a parameter takes in the file
-std::uint64_t parameter_bytes(const RealParameter& p, RealDtype d) {
-  const auto r = static_cast<std::uint64_t>(p.rows), c = static_cast<std::uint64_t>(p.cols);
-  if (is_vector(p) || d == RealDtype::f32) return r * c * 4u;
+// the bytes a rows x cols parameter takes in the file
+std::uint64_t parameter_bytes(Eigen::Index rows, Eigen::Index cols, RealDtype d) {
+  const auto r = static_cast<std::uint64_t>(rows), c = static_cast<std::uint64_t>(cols);
+  if (rows == 1 || d == RealDtype::f32) return r * c * 4u;  // is_vector
   if (d == RealDtype::f16) return r * c * 2u;
   return r * 2u + r * c;
 }
@@ -168,14 +173,18 @@ RealDtype parse_real_dtype(std::string_view name) {
               "--dtype must be f32, f16 or int8, got \"" + printable(name, 20) + "\"");
 }
 
-std::vector<RealParameter> real_parameters(HfModel& m) {
+namespace {
+
+// the parameters of m (an HfModel or a const one), in the file's order
+template <class P, class Model>
+std::vector<P> parameters_of(Model& m) {
   const HfConfig& c = m.config;
   const Eigen::Index d = c.d_model, ff = c.d_ff;
-  std::vector<RealParameter> out;
-  const auto add = [&](std::string name, Matrix& x, Eigen::Index rows, Eigen::Index cols) {
+  std::vector<P> out;
+  const auto add = [&](std::string name, auto& x, Eigen::Index rows, Eigen::Index cols) {
     out.push_back({std::move(name), &x, rows, cols});
   };
-  const auto norm = [&](const std::string& name, LayerNormParams& p) {
+  const auto norm = [&](const std::string& name, auto& p) {
     add(name + " gain", p.gain, 1, d);
     add(name + " bias", p.bias, 1, d);
   };
@@ -187,7 +196,7 @@ std::vector<RealParameter> real_parameters(HfModel& m) {
     norm("the embedding LayerNorm", m.norm_embed);
   }
   for (int l = 0; l < static_cast<int>(m.layers.size()); ++l) {
-    HfLayer& L = m.layers[static_cast<std::size_t>(l)];
+    auto& L = m.layers[static_cast<std::size_t>(l)];
     norm(layer_param(l, "attention LayerNorm"), L.norm_attn);
     add(layer_param(l, "W_Q"), L.attn.W_Q, d, d);
     add(layer_param(l, "b_Q"), L.attn.b_Q, 1, d);
@@ -207,6 +216,14 @@ std::vector<RealParameter> real_parameters(HfModel& m) {
   return out;
 }
 
+}  // namespace
+
+std::vector<RealParameter> real_parameters(HfModel& m) { return parameters_of<RealParameter>(m); }
+
+std::vector<ConstRealParameter> real_parameters(const HfModel& m) {
+  return parameters_of<ConstRealParameter>(m);
+}
+
 std::string save_real_model(const HfModel& model, std::string_view config_text,
                             const hf::Files& tokenizer, RealDtype dtype,
                             const std::vector<std::pair<std::string, std::string>>& info) {
@@ -214,11 +231,10 @@ std::string save_real_model(const HfModel& model, std::string_view config_text,
     throw Error("model_invalid", "cannot save: config.json is over the config limit");
   if (info.size() + 1 > kMaxRealInfo)
     throw Error("model_invalid", "cannot save: too many info entries");
-  HfModel& m = const_cast<HfModel&>(model);  // real_parameters only reads through the pointers
-  if (m.layers.size() != static_cast<std::size_t>(m.config.layers))
+  if (model.layers.size() != static_cast<std::size_t>(model.config.layers))
     throw Error("model_invalid", "cannot save: the model's layers do not match its config");
-  const std::vector<RealParameter> params = real_parameters(m);
-  for (const RealParameter& p : params)
+  const std::vector<ConstRealParameter> params = real_parameters(model);
+  for (const ConstRealParameter& p : params)
     if (p.value->rows() != p.rows || p.value->cols() != p.cols)
       throw Error("model_invalid", "cannot save: " + p.name + " is " +
                                        std::to_string(p.value->rows()) + " x " +
@@ -226,7 +242,7 @@ std::string save_real_model(const HfModel& model, std::string_view config_text,
                                        std::to_string(p.rows) + " x " + std::to_string(p.cols));
   Writer w;
   std::uint64_t total = 0;
-  for (const RealParameter& p : params) total += parameter_bytes(p, dtype);
+  for (const ConstRealParameter& p : params) total += parameter_bytes(p.rows, p.cols, dtype);
   w.bytes().reserve(static_cast<std::size_t>(total) + config_text.size() + (1u << 16));
   w.bytes().append(kModelMagic, sizeof kModelMagic);
   w.u32(kRealModelFormatVersion);
@@ -253,7 +269,7 @@ std::string save_real_model(const HfModel& model, std::string_view config_text,
     w.blob(key);
     w.blob(value);
   }
-  for (const RealParameter& p : params) {
+  for (const ConstRealParameter& p : params) {
     const Matrix& x = *p.value;
     if (is_vector(p) || dtype == RealDtype::f32) {
       for (Eigen::Index k = 0; k < x.size(); ++k) w.f32(x.data()[k]);
@@ -344,7 +360,15 @@ ConvertedModel load_real_model(const unsigned char* bytes, std::size_t size) {
   std::vector<std::pair<std::string_view, std::string_view>> info;
   for (std::uint32_t k = 0; k < n_info; ++k) {
     const std::string_view key = r.blob("an info key", kMaxString);
-    info.emplace_back(key, r.blob("an info value", kMaxString));
+    const std::string_view value = r.blob("an info value", kMaxString);
+    for (const std::string_view text : {key, value}) try {
+        decode_utf8(text);
+      } catch (const Error& e) {
+        throw Error("model_invalid",
+                    std::string("the model file is invalid: an info entry is not UTF-8 (") +
+                        e.what() + ")");
+      }
+    info.emplace_back(key, value);
   }
 
   // The config fixes every parameter's shape, so the file's length: refuse a short or long one
@@ -355,7 +379,7 @@ ConvertedModel load_real_model(const unsigned char* bytes, std::size_t size) {
   const std::size_t weights_at = r.pos();
   std::uint64_t at = 0;
   for (const RealParameter& p : params) {
-    at += parameter_bytes(p, dtype);
+    at += parameter_bytes(p.rows, p.cols, dtype);
     if (at > r.left())
       r.need(at + 4, p.name + " (" + std::to_string(p.rows) + " x " + std::to_string(p.cols) + " " +
                          real_dtype_name(dtype) + ")");

@@ -56,17 +56,21 @@ const char* real_dtype_name(RealDtype d);
 RealDtype parse_real_dtype(std::string_view name);
 
 // One parameter of a model: a name for messages ("layer 3 W_Q"), where it lives, and its shape.
-struct RealParameter {
+template <class M>
+struct RealParameterOf {
   std::string name;
-  Matrix* value;
+  M* value;
   Eigen::Index rows, cols;
 };
+using RealParameter = RealParameterOf<Matrix>;
+using ConstRealParameter = RealParameterOf<const Matrix>;
 // Every parameter of m in the file's order: token rows, position rows, (bert: token type row,
 // embedding LayerNorm), then each layer's attention LayerNorm (gpt2: before; bert: after),
 // W_Q b_Q W_K b_K W_V b_V W_O b_O, FFN LayerNorm, W_1 b_1 W_2 b_2, then (gpt2) the final
 // LayerNorm. Shapes from m.config; m.layers must hold config.layers layers (their matrices may
 // be empty: the reader shapes them from this list).
 std::vector<RealParameter> real_parameters(HfModel& m);
+std::vector<ConstRealParameter> real_parameters(const HfModel& m);
 
 // What a converted file holds: the model (its dtype "F32", "F16" or "INT8"; file_bytes the .apm's
 // size), its tokenizer, and the info entries.

@@ -167,6 +167,10 @@ TEST_CASE("real model file: every truncation, a flipped byte and trailing bytes 
   std::string magic = bytes;
   magic[0] = 'X';
   CHECK(code_of(magic) == "model_bad_magic");
+  // an info entry that is not UTF-8 (a writer other than save_real_model's callers)
+  const std::string info = ap::save_real_model(f.model, f.config, f.files(), ap::RealDtype::int8,
+                                               {{"note", std::string("\xff")}});
+  CHECK_THROWS_WITH_AS(load(info), doctest::Contains("info entry is not UTF-8"), ap::Error);
 }
 
 TEST_CASE("real model file: the other kind of .apm is refused by each reader, naming the kind") {
