@@ -314,7 +314,8 @@ export class Core {
   traceReal(text: string, detail?: { layer?: number; layers?: boolean }): Trace;
 }
 
-/** A Hugging Face model opened by real-model.js (openRealModel). */
+/** A Hugging Face model opened by real-model.js (openRealModel, or openConvertedModel for an .apm
+ *  file qkv convert wrote). */
 export interface RealModel {
   info: Record<string, unknown>;
   trace(text: string, options?: { layer?: number; head?: number; layers?: boolean }): Trace;

@@ -78,8 +78,8 @@ interface RealModelHandle {
   delete(): void;
 }
 
-/** The attention-real module (src/wasm/real_api.cpp): a Hugging Face model folder's files in,
- *  RealModel out; the weights are copied into its heap through _malloc. */
+/** The attention-real module (src/wasm/real_api.cpp): a Hugging Face model folder's files, or
+ *  an .apm file converted from one, in, RealModel out; the weights are copied into its heap through _malloc. */
 interface AttentionRealModule {
   realModelFileNames(): CoreResult;
   loadRealModel(files: {
@@ -88,6 +88,8 @@ interface AttentionRealModule {
     weightsPtr: number;
     weightsSize: number;
   }): CoreResult;
+  /** An .apm file qkv convert wrote (format version 5), copied in through _malloc. */
+  loadConvertedModel(file: { bytesPtr: number; bytesSize: number }): CoreResult;
   _malloc(size: number): number;
   _free(ptr: number): void;
   HEAPU8: Uint8Array;

@@ -1,5 +1,6 @@
 // real-model.js: opens a Hugging Face model folder (GPT-2 or BERT: config.json, model.safetensors
-// and its tokenizer's files) in attention-real, the WebAssembly module the page fetches only when a
+// and its tokenizer's files), or one .apm file `qkv convert` made of such a folder, in
+// attention-real, the WebAssembly module the page fetches only when a
 // learner loads a real model. A loader: it picks the files by name, copies the weights into the
 // module's memory in slices (progress and cancel between them) and hands everything to the core,
 // which checks the files and computes every number (src/wasm/real_api.cpp). No DOM beyond loading
@@ -136,7 +137,8 @@ async function readText(file, name, max, signal) {
 /**
  * Opens a model folder's files in attention-real.
  * @param {ArrayLike<File>} files  from a file picker (several files or a folder) or a drop: matched
- *   by base name; other files (README.md, pytorch_model.bin, ...) are ignored
+ *   by base name; other files (README.md, pytorch_model.bin, ...) are ignored. Without a
+ *   config.json, one file whose name ends in .apm is opened as openConvertedModel opens it.
  * @param {{moduleUrl?: string, module?: AttentionRealModule | Promise<AttentionRealModule>,
  *   cache?: {module?: Promise<AttentionRealModule> | null}, sliceBytes?: number,
  *   onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal}} [options]
@@ -163,6 +165,10 @@ export async function openRealModel(files, options = {}) {
   const names = unwrap(module.realModelFileNames());
 
   const configFile = pick(list, names.config);
+  // one converted .apm (qkv convert) and no folder: that file is the model
+  const converted = list.filter((f) => baseName(f).toLowerCase().endsWith(names.converted_suffix));
+  if (!configFile && converted.length === 1)
+    return openConvertedModel(converted[0], { ...options, module });
   if (!configFile)
     throw coded('real_missing_file', `the folder has no ${names.config}`, { file: names.config });
   const weightsFile = pick(list, names.weights);
@@ -194,32 +200,87 @@ export async function openRealModel(files, options = {}) {
   for (const [name, f] of tokenizerFiles)
     tokenizer[name] = await readText(f, name, names.max_tokenizer_file_bytes, signal);
 
+  const result = await withBytesInModule(
+    module,
+    weightsFile,
+    names.weights,
+    { sliceBytes, onProgress, signal, max: names.max_weights_bytes },
+    (ptr) => module.loadRealModel({ config, tokenizer, weightsPtr: ptr, weightsSize: total }),
+  );
+  return handleFor(unwrap(result).model);
+}
+
+/**
+ * Opens one .apm file that `qkv convert` wrote (a GPT-2 or BERT model with its config and
+ * tokenizer; src/core/real_model_file.hpp) in attention-real: the same model and traces as
+ * openRealModel gives for the folder it was made from.
+ * @param {Blob} file  the .apm file (a File from a picker or a drop, or a fetched Blob)
+ * @param {{moduleUrl?: string, module?: AttentionRealModule | Promise<AttentionRealModule>,
+ *   cache?: {module?: Promise<AttentionRealModule> | null}, sliceBytes?: number,
+ *   onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal,
+ *   name?: string}} [options]  as openRealModel's; name: the file's name in messages (default
+ *   the File's own)
+ * @returns {Promise<{info: {[field: string]: any}, trace: (text: string, options?: {layer?: number,
+ *   head?: number, layers?: boolean}) => CoreResult, dispose: () => void}>} as openRealModel's
+ * Refusals are CoreErrors: real_too_large and real_read_failed (with .file), aborted, load_failed,
+ * real_unavailable, and the core's own (model_truncated, model_corrupt, model_bad_magic,
+ * model_bad_version, model_invalid and the config's and tokenizer's: src/core/real_model_file.hpp).
+ */
+export async function openConvertedModel(file, options = {}) {
+  const { onProgress, signal, sliceBytes = SLICE_BYTES } = options;
+  throwIfAborted(signal);
+  if (!file || typeof file.slice !== 'function' || typeof file.size !== 'number')
+    throw new CoreError('bad_setting', 'openConvertedModel takes the .apm file (a File or Blob)');
+  const name = options.name || /** @type {any} */ (file).name || 'the model file';
+  const module = await moduleFor(options);
+  const names = unwrap(module.realModelFileNames());
+  const result = await withBytesInModule(
+    module,
+    file,
+    name,
+    { sliceBytes, onProgress, signal, max: names.max_weights_bytes },
+    (ptr) => module.loadConvertedModel({ bytesPtr: ptr, bytesSize: file.size }),
+  );
+  return handleFor(unwrap(result).model);
+}
+
+// Copies blob into a buffer of the module's heap in slices (progress and cancel between them),
+// then calls take(ptr), which owns the buffer from then on (the core frees it); on any refusal
+// before take, the buffer is freed here.
+/** @param {any} module @param {Blob} blob @param {string} name
+ *  @param {{sliceBytes: number, onProgress?: (p: {loaded: number, total: number}) => void,
+ *   signal?: AbortSignal, max: number}} o
+ *  @param {(ptr: number) => any} take */
+async function withBytesInModule(module, blob, name, o, take) {
+  const { sliceBytes, onProgress, signal, max } = o;
+  const total = blob.size;
+  if (total > max)
+    throw coded('real_too_large', `${name} has ${total} bytes; this page holds at most ${max}`, {
+      file: name,
+      max,
+    });
   throwIfAborted(signal);
   const ptr = module._malloc(total);
   if (!ptr)
-    throw coded(
-      'real_too_large',
-      `${names.weights} (${total} bytes) does not fit in this page's memory`,
-      { file: names.weights, max: names.max_weights_bytes },
-    );
-  let owned = true; // until loadRealModel takes the buffer
-  let result;
+    throw coded('real_too_large', `${name} (${total} bytes) does not fit in this page's memory`, {
+      file: name,
+      max,
+    });
+  let owned = true; // until take() has the buffer
   try {
     for (let loaded = 0; loaded < total;) {
       throwIfAborted(signal);
       const end = Math.min(total, loaded + sliceBytes);
       let bytes;
       try {
-        bytes = new Uint8Array(await weightsFile.slice(loaded, end).arrayBuffer());
+        bytes = new Uint8Array(await blob.slice(loaded, end).arrayBuffer());
       } catch (/** @type {any} */ e) {
-        throw coded('real_read_failed', `could not read ${names.weights}: ${e && e.message}`, {
-          file: names.weights,
+        throw coded('real_read_failed', `could not read ${name}: ${e && e.message}`, {
+          file: name,
         });
       }
       if (bytes.length !== end - loaded)
-        throw coded('real_read_failed', `${names.weights} changed while it was read`, {
-          file: names.weights,
-        });
+        throw coded('real_read_failed', `${name} changed while it was read`, { file: name });
       // read HEAPU8 again each time: a view made before the memory grew would be empty
       module.HEAPU8.set(bytes, ptr + loaded);
       loaded = end;
@@ -227,12 +288,19 @@ export async function openRealModel(files, options = {}) {
     }
     throwIfAborted(signal);
     owned = false;
-    result = module.loadRealModel({ config, tokenizer, weightsPtr: ptr, weightsSize: total });
+    return take(ptr);
   } finally {
     if (owned) module._free(ptr);
   }
+}
+
+// The caller's handle on a loaded RealModel: its card, its traces, and dispose.
+/** @param {RealModelHandle} model
+ *  @returns {{info: {[field: string]: any}, trace: (text: string, options?: {layer?: number,
+ *   head?: number, layers?: boolean}) => CoreResult, dispose: () => void}} */
+function handleFor(model) {
   /** @type {RealModelHandle | null} */
-  let handle = unwrap(result).model;
+  let handle = model;
   const info = handle.info();
   return {
     info,

@@ -3,14 +3,18 @@
 // float32 numbers in the published tensor layout) with seeded random weights, written to a temp
 // folder and removed after. Prints one JSON line: the time to read the file's bytes alone (the
 // yardstick of the load goal), to open the folder (copy into the module, then convert), the
-// module's memory after, and a full trace of 32 tokens. Not a test; --quick: two layers.
+// module's memory after, and a full trace of 32 tokens; then `qkv convert` of the folder in f32,
+// f16 and int8 (the native CLI, build/native/qkv or AP_QKV): each file's size, convert's time and
+// largest attention-weight change, and the time to open the .apm in attention-real. Not a test;
+// --quick: two layers.
 //   node scripts/perf/real.mjs [--quick]        (scripts/bench runs it)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { File } from 'node:buffer';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadRealModule, openRealModel } from '../../web/real-model.js';
+import { loadRealModule, openConvertedModel, openRealModel } from '../../web/real-model.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const quick = process.argv.includes('--quick');
@@ -140,8 +144,33 @@ try {
   }
   runs.sort((a, b) => a - b);
   model.dispose();
-
   const ms = (v) => Math.round(v * 10) / 10;
+
+  // the folder packed into one .apm per dtype, then opened as the page opens a hosted file
+  // (after the folder's model: the module's memory never shrinks, so its heap is not measured)
+  const qkv = process.env.AP_QKV || path.join(root, 'build/native/qkv');
+  const converted = {};
+  for (const dtype of ['f32', 'f16', 'int8']) {
+    const out = path.join(dir, `model-${dtype}.apm`);
+    let started = performance.now();
+    const report = JSON.parse(
+      execFileSync(qkv, ['convert', dir, out, '--dtype', dtype], { encoding: 'utf8' }),
+    );
+    const convertMs = performance.now() - started;
+    const file = new File([await fs.openAsBlob(out)], path.basename(out));
+    started = performance.now();
+    const m = await openConvertedModel(file, { module });
+    const openMs = performance.now() - started;
+    m.dispose();
+    fs.rmSync(out);
+    converted[dtype] = {
+      bytes: report.bytes,
+      max_weight_change: report.max_weight_change,
+      convert_ms: ms(convertMs),
+      open_ms: ms(openMs),
+    };
+  }
+
   console.log(
     JSON.stringify({
       shape,
@@ -155,6 +184,7 @@ try {
       load_over_read: ms(loadMs / readMs),
       heap_after_load: heapAfterLoad,
       trace_32_tokens_ms_median: ms(runs[2]),
+      converted,
     }),
   );
 } finally {

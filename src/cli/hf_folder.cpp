@@ -45,17 +45,21 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<unsigned char*>(data_), size_);
 }
 
-HfModel load_hf_folder(const std::string& dir) {
+std::string read_hf_config(const std::string& dir) {
   const std::string config_path = join(dir, kHfConfigFile);
   std::ifstream f(config_path, std::ios::binary);
   if (!f)
     throw Error("model_folder", "cannot open " + printable(config_path, 200) +
                                     ": the folder needs config.json and model.safetensors");
-  const std::string text = read_at_most(f, kMaxHfConfigBytes);
+  std::string text = read_at_most(f, kMaxHfConfigBytes);
   if (text.size() > kMaxHfConfigBytes)
     throw Error("model_config", "config.json is over " + std::to_string(kMaxHfConfigBytes >> 20) +
                                     " MiB: it is not a model's config");
-  const HfConfig config = parse_hf_config(text, kHfConfigFile);
+  return text;
+}
+
+HfModel load_hf_folder(const std::string& dir) {
+  const HfConfig config = parse_hf_config(read_hf_config(dir), kHfConfigFile);
   const MappedFile weights(join(dir, kHfWeightsFile));
   return load_hf_model(config, weights.data(), weights.size(), kHfWeightsFile);
 }

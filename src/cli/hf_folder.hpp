@@ -25,6 +25,10 @@ class MappedFile {
   std::size_t size_ = 0;
 };
 
+// DIR/config.json's text (at most kMaxHfConfigBytes). Throws ap::Error model_folder (missing or
+// unreadable) or model_config (too large).
+std::string read_hf_config(const std::string& dir);
+
 // DIR/config.json and DIR/model.safetensors. Throws ap::Error: model_folder (a file missing or
 // unreadable, named), and parse_hf_config's and load_hf_model's errors.
 HfModel load_hf_folder(const std::string& dir);

@@ -16,6 +16,7 @@
 #include "ap_version.hpp"
 #include "default_model.hpp"
 #include "error.hpp"
+#include "hf_convert.hpp"
 #include "hf_folder.hpp"
 #include "hf_model.hpp"
 #include "hf_tokenize.hpp"
@@ -25,6 +26,7 @@
 #include "model.hpp"
 #include "model_file.hpp"
 #include "numpy_example.hpp"
+#include "real_model_file.hpp"
 #include "tokenizer.hpp"
 
 namespace {
@@ -38,10 +40,15 @@ const char* const kUsage =
     "                      [--max-tokens N] [--model default|random|numpy|FILE.apm]\n"
     "       qkv trace --hf DIR TEXT [--layer L] [--head H]\n"
     "       qkv trace --hf DIR --ids ID,ID,...  [--layer L] [--head H]\n"
+    "       qkv trace --model REAL.apm TEXT | --ids ID,...  [--layer L] [--head H]\n"
+    "       qkv convert DIR OUT.apm [--dtype f32|f16|int8] [--text TEXT]   (a model folder\n"
+    "                      packed into one file; prints its size and the largest change of any\n"
+    "                      attention weight on a test sentence)\n"
     "       qkv attend FILE        (FILE may be - for standard input)\n"
     "       qkv --version\n"
     "TEXT may be - to read it from standard input. --hf DIR: a Hugging Face model folder\n"
-    "(config.json, model.safetensors and its tokenizer files; gpt2 or bert).\n";
+    "(config.json, model.safetensors and its tokenizer files; gpt2 or bert). REAL.apm: a file\n"
+    "qkv convert wrote.\n";
 
 // One short line: control characters escaped (a message quoting the input must not retitle or
 // recolour the terminal), long messages cut with an ellipsis.
@@ -198,13 +205,53 @@ Args parse_args(const std::vector<std::string>& a, bool trace) {
       fail("more than one TEXT given: quote the sentence, e.g. qkv trace \"I love you\"");
     }
   }
-  if (out.ids_given && out.hf.empty())
+  // a model file may be a converted real model (checked once it is read)
+  const bool file_model = out.model != "default" && out.model != "random" && out.model != "numpy";
+  if (out.ids_given && out.hf.empty() && !file_model)
     fail("--ids needs --hf DIR (a model with its own vocabulary)");
   if (out.ids_given && out.have_text) fail("give TEXT or --ids, not both");
-  if ((out.layer_given || out.head_given) && out.hf.empty())
+  if ((out.layer_given || out.head_given) && out.hf.empty() && !file_model)
     fail("--layer and --head choose a head of a real model: add --hf DIR");
   if (!out.have_text && !out.ids_given) fail("no TEXT given (run qkv --help)");
   return out;
+}
+
+// Whether the file at path begins as a converted real model (version 5 .apm): its first 12 bytes.
+bool is_real_model_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  unsigned char head[12] = {};
+  if (!f || !f.read(reinterpret_cast<char*>(head), sizeof head)) return false;
+  return ap::apm_version(head, sizeof head) == ap::kRealModelFormatVersion;
+}
+
+// A real model's trace of TEXT (through tok) or of --ids (tok, when there is one, names them).
+void print_real_trace(ap::HfModel m, std::shared_ptr<const ap::hf::Tokenizer> tok, const Args& a) {
+  if (a.head >= m.config.heads)
+    fail("--head must be between 0 and " + std::to_string(m.config.heads - 1) + " for this model");
+  if (a.layer >= m.config.layers)
+    fail("--layer must be between 0 and " + std::to_string(m.config.layers - 1) +
+         " for this model");
+  ap::TextTrace t;
+  if (a.ids_given) {
+    if (tok) ap::check_tokenizer(m.config, *tok);
+    t = ap::hf_forward(m, a.ids, a.layer);
+    for (const int id : a.ids) {
+      ap::Token tk{};
+      tk.text = tok ? tok->id_to_token(id) : "";
+      if (tk.text.empty()) tk.text = "#" + std::to_string(id);
+      tk.kind = ap::TokenKind::Word;
+      tk.known = true;
+      tk.id = id;
+      t.tokens.push_back(tk);
+    }
+    t.head = a.head;
+    std::cout << ap::trace_to_json(t, m) << "\n";
+  } else {
+    const ap::HfTextModel hm(std::move(m), std::move(tok));  // the weights move, never copied
+    t = hm.trace(a.text, a.settings, a.layer);
+    t.head = a.head;
+    std::cout << ap::trace_to_json(t, hm.model()) << "\n";
+  }
 }
 
 // JSON goes to stdout through operator<< (streamed), never dump()ed into one string first: the
@@ -234,12 +281,6 @@ int run(int argc, char** argv) {
       if (a.shaped || a.model != "default")
         fail("--hf DIR is the model: drop --model, --seed, --d-model, --heads and --d-k");
       ap::HfModel m = ap::load_hf_folder(a.hf);
-      if (a.head >= m.config.heads)
-        fail("--head must be between 0 and " + std::to_string(m.config.heads - 1) +
-             " for this model");
-      if (a.layer >= m.config.layers)
-        fail("--layer must be between 0 and " + std::to_string(m.config.layers - 1) +
-             " for this model");
       std::shared_ptr<const ap::hf::Tokenizer> tok;
       if (!a.ids_given || std::ifstream(a.hf + "/tokenizer.json") ||
           std::ifstream(a.hf + "/vocab.json") || std::ifstream(a.hf + "/vocab.txt")) {
@@ -247,27 +288,7 @@ int run(int argc, char** argv) {
         tok = std::make_shared<const ap::hf::Tokenizer>(
             ap::hf::Tokenizer::from_files(folder.files()));
       }
-      ap::TextTrace t;
-      if (a.ids_given) {
-        if (tok) ap::check_tokenizer(m.config, *tok);
-        t = ap::hf_forward(m, a.ids, a.layer);
-        for (const int id : a.ids) {
-          ap::Token tk{};
-          tk.text = tok ? tok->id_to_token(id) : "";
-          if (tk.text.empty()) tk.text = "#" + std::to_string(id);
-          tk.kind = ap::TokenKind::Word;
-          tk.known = true;
-          tk.id = id;
-          t.tokens.push_back(tk);
-        }
-        t.head = a.head;
-        std::cout << ap::trace_to_json(t, m) << "\n";
-      } else {
-        const ap::HfTextModel hm(std::move(m), tok);  // the weights move, never copied
-        t = hm.trace(a.text, a.settings, a.layer);
-        t.head = a.head;
-        std::cout << ap::trace_to_json(t, hm.model()) << "\n";
-      }
+      print_real_trace(std::move(m), std::move(tok), a);
     } else if (a.model == "random") {
       std::cout << ap::trace_to_json(ap::trace_text(a.text, a.settings)) << "\n";
     } else if (a.model == "numpy") {
@@ -281,6 +302,15 @@ int run(int argc, char** argv) {
         fail(
             "--d-model, --heads, --d-k and --seed shape random weights; the trained model fixes "
             "them: add --model random (or --model numpy)");
+      if (a.model != "default" && is_real_model_file(a.model)) {
+        const ap::MappedFile file(a.model);
+        ap::ConvertedModel c = ap::load_real_model(file.data(), file.size());
+        print_real_trace(std::move(c.model), std::move(c.tokenizer), a);
+        return 0;
+      }
+      if (a.ids_given || a.layer_given || a.head_given)
+        fail("--ids, --layer and --head are for a real model; " + ap::printable(a.model) +
+             " is a trained playground model");
       ap::TrainedModel file_model;
       const ap::TrainedModel* m = nullptr;
       if (a.model == "default") {
@@ -292,13 +322,15 @@ int run(int argc, char** argv) {
       const ap::TextTrace t = ap::trace_text_with_model(a.text, a.settings, *m);
       std::cout << ap::trace_to_json(t, *m, a.model) << "\n";
     }
+  } else if (cmd == "convert") {
+    ap::cli::convert_hf(args);
   } else if (cmd == "attend") {
     if (args.size() != 1) fail("attend takes one FILE (or - for standard input)");
     const ap::AttendInput in = ap::parse_attend_input(read_json_input(args[0]));
     const ap::Trace t = ap::attend(in.X, in.weights, in.options);
     std::cout << ap::trace_to_json(t) << "\n";
   } else {
-    fail("unknown command \"" + ap::printable(cmd) + "\": use tokenize, trace or attend");
+    fail("unknown command \"" + ap::printable(cmd) + "\": use tokenize, trace, convert or attend");
   }
   return 0;
 }

@@ -12,6 +12,7 @@
 #include "error.hpp"
 #include "io.hpp"
 #include "lexicon.hpp"
+#include "real_model_file.hpp"
 #include "rng.hpp"
 #include "utf8.hpp"
 
@@ -37,24 +38,37 @@ std::string TrainedModel::info_value(std::string_view key) const {
 // CRC-32
 
 namespace {
-// the CRC of each byte value, so a byte costs one lookup instead of eight shifts (the default
-// model is checked on the page's first trace)
+// Slicing by 8: v[0] is the CRC of each byte value, v[k] the same byte followed by k zero bytes,
+// so eight bytes cost eight lookups and no shifts between them (a converted real model's file is
+// hundreds of megabytes, checked when it is written and when it is read).
 struct CrcTable {
-  std::uint32_t v[256];
+  std::uint32_t v[8][256];
   constexpr CrcTable() : v() {
     for (std::uint32_t b = 0; b < 256; ++b) {
       std::uint32_t crc = b;
       for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-      v[b] = crc;
+      v[0][b] = crc;
     }
+    for (std::uint32_t b = 0; b < 256; ++b)
+      for (int k = 1; k < 8; ++k) v[k][b] = (v[k - 1][b] >> 8) ^ v[0][v[k - 1][b] & 0xFFu];
   }
 };
 constexpr CrcTable kCrcTable;
 }  // namespace
 
 std::uint32_t crc32(std::string_view bytes) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  std::size_t n = bytes.size();
   std::uint32_t crc = 0xFFFFFFFFu;
-  for (unsigned char b : bytes) crc = (crc >> 8) ^ kCrcTable.v[(crc ^ b) & 0xFFu];
+  const auto& t = kCrcTable.v;
+  for (; n >= 8; n -= 8, p += 8) {
+    const std::uint32_t lo =
+        crc ^ (static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+               (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24));
+    crc = t[7][lo & 0xFFu] ^ t[6][(lo >> 8) & 0xFFu] ^ t[5][(lo >> 16) & 0xFFu] ^ t[4][lo >> 24] ^
+          t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+  }
+  for (; n > 0; --n, ++p) crc = (crc >> 8) ^ t[0][(crc ^ *p) & 0xFFu];
   return crc ^ 0xFFFFFFFFu;
 }
 
@@ -316,6 +330,12 @@ TrainedModel load_model(std::string_view bytes) {
   Reader r(bytes);
   r.skip(sizeof kModelMagic, "the magic number");
   const std::uint32_t version = r.u32("the version");
+  if (version == kRealModelFormatVersion)
+    throw Error("model_bad_version",
+                "the model file is a converted GPT-2 or BERT model (format version " +
+                    std::to_string(version) +
+                    "), not a trained playground model: open it as a real model "
+                    "(real_model_file.hpp; qkv trace --model FILE)");
   if (version < kOldestModelFormatVersion || version > kModelFormatVersion)
     throw Error("model_bad_version",
                 "the model file has format version " + std::to_string(version) +

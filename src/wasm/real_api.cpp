@@ -1,12 +1,14 @@
 // real_api.cpp: the operations of attention-real, the module the page fetches only when a learner
 // loads a real model (Embind): a Hugging Face GPT-2 or BERT folder's files read by JS
-// (hf_model.hpp, hf_tokenizer.hpp) become a RealModel, whose traces have the shape of the page's
+// (hf_model.hpp, hf_tokenizer.hpp), or one .apm file qkv convert wrote (real_model_file.hpp),
+// become a RealModel, whose traces have the shape of the page's
 // own (schema.hpp write_hf_trace). Converts (convert.hpp) and computes nothing itself; keeps no
 // state outside a RealModel. Not the page's API (page_api.cpp), which this module does not carry.
 //
 // The weights cross as bytes JS copied into this module's heap: JS calls _malloc(size), fills
 // HEAPU8 in slices (web/real-model.js: progress and cancel), then loadRealModel, which owns the
-// buffer from then on and frees it as soon as the tensors are converted, or on any refusal.
+// buffer from then on and frees it as soon as the tensors are converted, or on any refusal
+// (loadConvertedModel likewise for an .apm file's bytes).
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 
@@ -24,6 +26,7 @@
 #include "guards.hpp"
 #include "hf_model.hpp"
 #include "hf_tokenizer.hpp"
+#include "real_model_file.hpp"
 #include "schema.hpp"
 
 namespace ap::wasm {
@@ -77,7 +80,8 @@ val RealModel::trace_text(const val& text_v, const val& options) {
   });
 }
 
-// {ok, config: "config.json", weights: "model.safetensors", tokenizer: [names], max_config_bytes,
+// {ok, config: "config.json", weights: "model.safetensors", converted_suffix: ".apm" (how a file
+// qkv convert wrote is named), tokenizer: [names], max_config_bytes,
 // max_tokenizer_file_bytes, max_weights_bytes}: the files a model folder is read from (the page's
 // file picker matches them by name) and the most bytes each may have, so that JS refuses a larger
 // file before reading it (the weights' bound is this module's largest memory: a file near it
@@ -86,6 +90,7 @@ val js_real_model_file_names() {
   val o = ok();
   o.set(js_name("config"), val(kHfConfigFile));
   o.set(js_name("weights"), val(kHfWeightsFile));
+  o.set(js_name("converted_suffix"), val(kModelFileSuffix));
   val tokenizer = val::array();
   for (const std::string& name : hf::tokenizer_file_names())
     tokenizer.call<void>("push", val(name));
@@ -102,6 +107,24 @@ struct FreeBytes {
 };
 using HeapBytes = std::unique_ptr<unsigned char, FreeBytes>;
 
+// Takes the buffer at o[ptr_key] (from _malloc) into `owner` and returns o[size_key], checked to
+// lie within the heap.
+std::size_t take_bytes(const val& o, const char* ptr_key, const char* size_key, HeapBytes& owner) {
+  const auto heap = static_cast<long long>(emscripten_get_heap_size());
+  owner.reset(reinterpret_cast<unsigned char*>(
+      static_cast<std::uintptr_t>(int_arg(o[ptr_key], ptr_key, 0, heap))));
+  const auto at = reinterpret_cast<std::uintptr_t>(owner.get());
+  return static_cast<std::size_t>(
+      int_arg(o[size_key], size_key, 0, heap - static_cast<long long>(at)));
+}
+
+[[noreturn]] void too_large(const std::string& file) {
+  throw Error("real_too_large", file +
+                                    ": the converted weights do not fit in this page's memory "
+                                    "beside the file (at most " +
+                                    std::to_string(emscripten_get_heap_max()) + " bytes)");
+}
+
 // files: {config: config.json's text, tokenizer: {file name: text} (tokenizer_file_names();
 // others ignored), weightsPtr: a pointer from _malloc holding model.safetensors' bytes,
 // weightsSize: their count}. -> {ok, model: RealModel} or {ok: false, error}. The buffer at
@@ -112,12 +135,7 @@ val js_load_real_model(const val& files) {
     if (absent(files))
       bad_setting("files must be an object {config, tokenizer, weightsPtr, weightsSize}");
     require_object(files, "files");
-    const auto heap = static_cast<long long>(emscripten_get_heap_size());
-    weights.reset(reinterpret_cast<unsigned char*>(
-        static_cast<std::uintptr_t>(int_arg(files["weightsPtr"], "weightsPtr", 0, heap))));
-    const auto at = reinterpret_cast<std::uintptr_t>(weights.get());
-    const auto size = static_cast<std::size_t>(
-        int_arg(files["weightsSize"], "weightsSize", 0, heap - static_cast<long long>(at)));
+    const std::size_t size = take_bytes(files, "weightsPtr", "weightsSize", weights);
 
     // the small files first: a wrong folder is refused before any weight is converted
     const HfConfig config = parse_hf_config(
@@ -146,14 +164,34 @@ val js_load_real_model(const val& files) {
     try {
       m = load_hf_model(config, weights.get(), size, kHfWeightsFile);
     } catch (const std::bad_alloc&) {
-      throw Error("real_too_large", std::string(kHfWeightsFile) +
-                                        ": the converted weights do not fit in this page's memory "
-                                        "beside the file (at most " +
-                                        std::to_string(emscripten_get_heap_max()) + " bytes)");
+      too_large(kHfWeightsFile);
     }
     weights.reset();  // the file's bytes are no longer needed: its memory serves the model's
     val o = ok();
     o.set(js_name("model"), val(std::make_unique<RealModel>(std::move(m), std::move(tokenizer))));
+    return o;
+  });
+}
+
+// file: {bytesPtr: a pointer from _malloc holding an .apm file qkv convert wrote (format version
+// 5), bytesSize: their count}. -> {ok, model: RealModel} or {ok: false, error}. The buffer is
+// this call's, as loadRealModel's is.
+val js_load_converted_model(const val& file) {
+  HeapBytes bytes;
+  return guarded([&] {
+    if (absent(file)) bad_setting("file must be an object {bytesPtr, bytesSize}");
+    require_object(file, "file");
+    const std::size_t size = take_bytes(file, "bytesPtr", "bytesSize", bytes);
+    ConvertedModel c;
+    try {
+      c = load_real_model(bytes.get(), size);
+    } catch (const std::bad_alloc&) {
+      too_large("the model file");
+    }
+    bytes.reset();
+    val o = ok();
+    o.set(js_name("model"),
+          val(std::make_unique<RealModel>(std::move(c.model), std::move(c.tokenizer))));
     return o;
   });
 }
@@ -169,4 +207,5 @@ EMSCRIPTEN_BINDINGS(real_api) {
       .function("traceText", &RealModel::trace_text);          // (text, options)
   emscripten::function("realModelFileNames", &js_real_model_file_names);
   emscripten::function("loadRealModel", &js_load_real_model);
+  emscripten::function("loadConvertedModel", &js_load_converted_model);
 }

@@ -255,15 +255,21 @@ subprocess.run(sys.argv[1:], capture_output=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)' "$@"
 }
 normal=$(peak_mib "$qkv" trace x)
-for v in v4 v3; do
-  crafted="$here/../fuzz/corpus/model_file/regress-header-claims-100m-parameters-$v"
-  expect_capped "trace --model crafted $v" $null "the model's parameters" trace x --model "$crafted"
-  peak=$(peak_mib "$qkv" trace x --model "$crafted")
+# expect_small_peak DESCRIPTION ARGS...: qkv ARGS peaks within a normal trace's memory + 16 MiB
+expect_small_peak() {
+  local desc=$1 peak
+  shift
+  peak=$(peak_mib "$qkv" "$@")
   if ((peak <= normal + 16)); then
     pass
   else
-    fail "trace --model crafted $v: peak memory $peak MiB, a normal trace $normal MiB"
+    fail "$desc: peak memory $peak MiB, a normal trace $normal MiB"
   fi
+}
+for v in v4 v3; do
+  crafted="$here/../fuzz/corpus/model_file/regress-header-claims-100m-parameters-$v"
+  expect_capped "trace --model crafted $v" $null "the model's parameters" trace x --model "$crafted"
+  expect_small_peak "trace --model crafted $v" trace x --model "$crafted"
 done
 # within the per-flag limits, heads x d_k is capped (16 x 1024 would need gigabytes)
 expect_capped "--heads 16 --d-k 1024" $null "heads x d_k" trace x --model random --d-model 1024 --heads 16 --d-k 1024
@@ -408,6 +414,33 @@ if grep -q "model.safetensors: tensor" "$tmp/err"; then
 else
   fail "truncated file message names no file and tensor: $(cat "$tmp/err")"
 fi
+
+# --- qkv convert and trace --model REAL.apm: bad input (the round trips: check_convert.py) ------
+expect_ok "convert gpt2_f32 int8" $null convert "$hf/gpt2_f32" "$tmp/real.apm" --dtype int8
+expect_ok "trace --model a converted file" $null trace --model "$tmp/real.apm" "the cat" --head 3
+expect_error "convert: an unknown dtype" $null convert "$hf/gpt2_f32" "$tmp/x.apm" --dtype bf16
+expect_error "convert: no OUT" $null convert "$hf/gpt2_f32"
+expect_error "convert: no such folder" $null convert "$tmp/nowhere" "$tmp/x.apm"
+expect_error "convert: an unwritable OUT" $null convert "$hf/gpt2_f32" "$tmp/no/such/dir/x.apm"
+expect_error "convert: a truncated model.safetensors" $null convert "$tmp/cut" "$tmp/x.apm"
+if [[ -e $tmp/x.apm ]]; then fail "convert wrote OUT after a refusal"; else pass; fi
+expect_error "trace --model REAL.apm: head past the model's" $null trace --model "$tmp/real.apm" x --head 4
+head -c 9000 "$tmp/real.apm" >"$tmp/real-cut.apm"
+expect_error "trace --model a truncated converted file" $null trace --model "$tmp/real-cut.apm" x
+if grep -q "ends early (while reading layer 0 W_" "$tmp/err"; then
+  pass
+else
+  fail "a truncated converted file's message names no parameter: $(cat "$tmp/err")"
+fi
+cp "$tmp/real.apm" "$tmp/real-flip.apm"
+printf '\x55' | dd of="$tmp/real-flip.apm" bs=1 seek=12000 conv=notrunc 2>/dev/null
+expect_error "trace --model a converted file with a changed byte" $null trace --model "$tmp/real-flip.apm" x
+grep -q "checksum" "$tmp/err" && pass || fail "a changed byte: $(cat "$tmp/err")"
+# a converted file whose config claims GPT-2 small (about 500 MB) in under 1 KB: refused from the
+# config before the tokenizer or a weight is made, within a normal trace's memory plus 16 MiB
+crafted="$here/../fuzz/corpus/real_model_file/regress-header-claims-gpt2-small"
+expect_capped "trace --model crafted real" $null "the token rows" trace x --model "$crafted"
+expect_small_peak "trace --model crafted real" trace x --model "$crafted"
 
 # --- qkv-train: the file it writes records the project version that trained it -----------------
 train=$(dirname "$qkv")/qkv-train

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreError } from '../../web/core.js';
+import { assertClose, counted } from './real-helpers.mjs';
 import { loadRealModule, openRealModel } from '../../web/real-model.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -46,47 +47,6 @@ function native(dir, text, { layer, head }) {
   const args = ['trace', '--hf', dir, text, '--head', String(head)];
   if (layer !== undefined) args.push('--layer', String(layer));
   return JSON.parse(execFileSync(qkv, args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
-}
-
-// JSON rows (null = -inf) against {rows, cols, data}, within tol of the matrix's largest entry
-function assertClose(name, rows, m, tol = 1e-5) {
-  assert.equal(m.rows, rows.length, `${name} rows`);
-  let big = 1;
-  for (const r of rows) for (const v of r) if (v !== null) big = Math.max(big, Math.abs(v));
-  for (let r = 0; r < m.rows; r++) {
-    assert.equal(rows[r].length, m.cols, `${name} cols`);
-    for (let c = 0; c < m.cols; c++) {
-      const want = rows[r][c];
-      const got = m.data[r * m.cols + c];
-      if (want === null) assert.equal(got, -Infinity, `${name}[${r}][${c}] should be masked`);
-      else
-        assert.ok(
-          Math.abs(got - want) <= tol * big,
-          `${name}[${r}][${c}]: wasm ${got} vs CLI ${want}`,
-        );
-    }
-  }
-}
-
-// `m` with its buffers counted: outstanding() is those _malloc gave that were neither freed with
-// _free nor handed to loadRealModel (which owns the one it is given)
-function counted(m) {
-  const live = new Set();
-  const spy = Object.create(m);
-  spy._malloc = (n) => {
-    const p = m._malloc(n);
-    if (p) live.add(p);
-    return p;
-  };
-  spy._free = (p) => {
-    live.delete(p);
-    m._free(p);
-  };
-  spy.loadRealModel = (files) => {
-    live.delete(files.weightsPtr);
-    return m.loadRealModel(files);
-  };
-  return { spy, outstanding: () => live.size };
 }
 
 async function refused(promise, code, what) {
