@@ -40,10 +40,11 @@ std::string TrainedModel::info_value(std::string_view key) const {
 namespace {
 // Slicing by 8: v[0] is the CRC of each byte value, v[k] the same byte followed by k zero bytes,
 // so eight bytes cost eight lookups and no shifts between them (a converted real model's file is
-// hundreds of megabytes, checked when it is written and when it is read).
+// hundreds of megabytes, checked when it is written and when it is read). The table is built on
+// first use, not at compile time: as data it would add its 8 KiB to every module's download.
 struct CrcTable {
   std::uint32_t v[8][256];
-  constexpr CrcTable() : v() {
+  CrcTable() : v() {
     for (std::uint32_t b = 0; b < 256; ++b) {
       std::uint32_t crc = b;
       for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
@@ -53,14 +54,17 @@ struct CrcTable {
       for (int k = 1; k < 8; ++k) v[k][b] = (v[k - 1][b] >> 8) ^ v[0][v[k - 1][b] & 0xFFu];
   }
 };
-constexpr CrcTable kCrcTable;
+const CrcTable& crc_table() {
+  static const CrcTable table;
+  return table;
+}
 }  // namespace
 
 std::uint32_t crc32(std::string_view bytes) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   std::size_t n = bytes.size();
   std::uint32_t crc = 0xFFFFFFFFu;
-  const auto& t = kCrcTable.v;
+  const auto& t = crc_table().v;
   for (; n >= 8; n -= 8, p += 8) {
     const std::uint32_t lo =
         crc ^ (static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
