@@ -255,7 +255,12 @@ void read_added_tokens(const json::Value& root, AddedTokens& added, Vocab& vocab
       t.lstrip = v->as_bool(where + ".lstrip");
     if (const json::Value* v = item.find("rstrip"); v && !v->is_null())
       t.rstrip = v->as_bool(where + ".rstrip");
-    if (vocab.find(t.content) == nullptr) vocab.add(t.content, t.id, "tokenizer.json");
+    // a text the vocabulary already has keeps the vocabulary's id, as Hugging Face's reader does
+    // (it only warns when the file says otherwise), so every id encode emits names a token
+    if (const std::int32_t* have = vocab.find(t.content); have != nullptr)
+      t.id = *have;
+    else
+      vocab.add(t.content, t.id, "tokenizer.json");
     added.add(std::move(t), "tokenizer.json");
   }
 }

@@ -261,6 +261,27 @@ TEST_CASE("hf_tokenizer: BERT's tokenizer.json reads as vocab.txt does") {
   CHECK(a.vocab_size() == lines.size());
 }
 
+TEST_CASE("hf_tokenizer: an added token already in the vocabulary keeps the vocabulary's id") {
+  // the file claims an id far past the vocabulary for a text the vocabulary has as "he"
+  std::string tj = kBpe.tokenizer_json();
+  const std::string claim = "{\"id\":70000,\"content\":\"he\",\"special\":false},";
+  tj.insert(tj.find("{\"id\":"), claim);
+  const auto tok = ap::hf::Tokenizer::from_files({{"tokenizer.json", tj}});
+  const auto plain = bpe_json();
+  // "the he" splits around the added text "he": t, he, Ġ, he; each "he" is the vocabulary's
+  const auto e = tok.encode("the he");
+  REQUIRE(e.size() == 4);
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    CAPTURE(i);
+    CHECK(static_cast<std::size_t>(e.ids[i]) < tok.vocab_size());
+    CHECK_FALSE(tok.id_to_token(e.ids[i]).empty());
+  }
+  CHECK(tok.id_to_token(e.ids[1]) == "he");
+  CHECK(e.ids[1] == e.ids[3]);
+  CHECK(e.ids[1] == plain.encode("he").ids.at(0));
+  CHECK(tok.vocab_size() == plain.vocab_size());
+}
+
 TEST_CASE("hf_tokenizer: missing or broken files are named in the error") {
   CHECK(load_code({}) == "hf_tokenizer_missing");
   CHECK(load_code({{"config.json", "{}"}}) == "hf_tokenizer_missing");

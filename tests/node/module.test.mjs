@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCoreNode, Core, CoreError } from '../../web/core.js';
+import { assertClose } from './close.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const core = await loadCoreNode(path.join(root, 'web/wasm'));
@@ -14,30 +15,6 @@ const qkv = process.env.AP_QKV || path.join(root, 'build/native/qkv');
 
 function native(args) {
   return JSON.parse(execFileSync(qkv, args, { encoding: 'utf8', maxBuffer: 1 << 28 }));
-}
-
-// JSON rows (null = -inf) against {rows, cols, data}
-function assertClose(name, rows, m, tol) {
-  assert.equal(m.rows, rows.length, `${name} rows`);
-  // a dot product's rounding error scales with the size of its terms, not of its sum: a score
-  // near 0 made of terms near 20 carries their error. So the scale is the matrix's largest entry.
-  let big = 1;
-  for (const r of rows) for (const v of r) if (v !== null) big = Math.max(big, Math.abs(v));
-  for (let r = 0; r < m.rows; r++) {
-    assert.equal(rows[r].length, m.cols, `${name} cols`);
-    for (let c = 0; c < m.cols; c++) {
-      const want = rows[r][c];
-      const got = m.data[r * m.cols + c];
-      if (want === null) {
-        assert.equal(got, -Infinity, `${name}[${r}][${c}] should be masked`);
-      } else {
-        assert.ok(
-          Math.abs(got - want) <= tol * big,
-          `${name}[${r}][${c}]: wasm ${got} vs reference ${want}`,
-        );
-      }
-    }
-  }
 }
 
 function assertTraceClose(ref, trace, tol) {
