@@ -25,7 +25,9 @@ export class ModelSrcView {
 
   /** Shows `address` (absolute http(s)): downloads it at once when `auto`, else offers a button. */
   show(address, { auto }) {
-    if (this.abort) this.abort.abort();
+    // a new address replaces a download still running (its outcome is then not shown)
+    this.abort?.abort();
+    this.abort = null;
     this.address = address;
     if (!this.ctx.actions.loadRealFrom) return this.say('done', { key: 'real.needsHosted' });
     if (auto) return this.load();
