@@ -56,6 +56,12 @@ export async function elementManifest(web) {
     type: { text: attributeType(e) },
     ...(e.def === null || e.def === '' ? {} : { default: JSON.stringify(e.def) }),
     ...(e.name === 'hide' ? { description: `comma list of: ${e.values.join(', ')}` } : {}),
+    ...(e.name === 'model-src'
+      ? {
+          description:
+            'a converted real model (.apm, qkv convert) the element downloads and shows: an http(s) address, relative to the host page or absolute; anything else is refused with a notice. Its host must allow this page (CORS) and the host page must allow it (CSP connect-src): docs/embedding.md',
+        }
+      : {}),
   }));
   attributes.push({
     name: 'page-url',

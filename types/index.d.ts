@@ -72,7 +72,8 @@ export interface Layer {
   hidden: Matrix;
   /** the residual stream leaving the layer */
   stream: Matrix;
-  /** the layer as ordered steps from its input to its stream (a trained model's) */
+  /** the layer as ordered steps from its input to its stream (a trained model's; a real
+   *  model's up to the layer traced in full) */
   walk?: LayerWalk;
 }
 
@@ -143,6 +144,14 @@ export interface Trace {
   ids?: number[];
   /** BERT's: embeddings + positions before its embedding LayerNorm (whose output is `input`) */
   embed_sum?: Matrix;
+  /** BERT's: its embedding LayerNorm of embed_sum, row by row (a walk step's statistics) */
+  embed_norm?: {
+    mean: Float32Array;
+    std: Float32Array;
+    gain: Float32Array;
+    bias: Float32Array;
+    eps: number;
+  };
   [field: string]: unknown;
 }
 

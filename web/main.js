@@ -53,6 +53,9 @@ async function boot(frame, strings) {
     // a real model's module sits beside the page's (the single file has none); the cache keeps
     // it, once fetched, for the next model the learner loads
     realModels: bundle === 'single' ? null : { moduleUrl: `${base}attention-real.js`, cache: {} },
+    // model-src downloads at once in an iframe (the framing page chose it); a link opened as a
+    // page offers a button (playground.js followModelSrc)
+    modelSrcAuto: !!frame,
     onEvent: (type, detail) => frame && frame.send(type, detail),
   });
   if (frame) frame.attach(app);

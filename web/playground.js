@@ -110,7 +110,7 @@ class App {
         this.player.goto(i);
       },
       scrubTo: (k) => this.player.scrub(k),
-      announce: (text) => this.announce(text),
+      announce: (text) => this.announce(this.walk.named(text, this.player.stage)),
       moveFocus: (d) =>
         this.result &&
         (this.pickedQ = true) &&
@@ -129,6 +129,14 @@ class App {
         ? (files, how) => this.loadRealModel(files, how)
         : undefined,
       unloadReal: () => this.unloadRealModel(),
+      // a converted model at an http(s) address (model-src)
+      loadRealFrom: this.options.realModels
+        ? (address, how) => this.loadRealFrom(address, how)
+        : undefined,
+      // the words that name a real model's head where the stages name one (real-heads.js; '' for
+      // the other models, and before a real model's views have loaded)
+      realName: (result, head, stage) => this.realNames?.name(result, head, stage) || '',
+      realWords: (kind, vars) => this.realNames?.words(kind, vars) || '',
       // a real model's head from its grid: the layer is traced again in full
       openHead: (layer, head) => this.setMany({ layer, head }),
       errorText: (e) => this.errorText(e),
@@ -241,6 +249,12 @@ class App {
     this.realLoader = null;
     this.realHeads = null;
     this.realLoading = null;
+    this.realNames = null; // {name, words}: real-heads.js's, once loaded
+    this.modelSrc = null; // the model-src box's view (views/model-src.js), made when one is given
+    this.modelSrcFollowed = ''; // the model-src last shown in it
+    // a link's layer and head of a real model (model=real): used once its model-src has loaded
+    this.linkRealView =
+      parsed.state.model === 'real' ? { layer: parsed.state.layer, head: parsed.state.head } : null;
     const whatif = $('whatif');
     if (whatif && $('real-model')) {
       const load = () => this.loadRealViews().catch((e) => panelFailed($('real-model'), e, this.t));
@@ -325,6 +339,8 @@ class App {
     const step = this.state.step; // rendering reports the player's stage back into the state
     this.input.setText(this.state.s);
     this.player.stage = step - 1;
+    const refused = this.refuseModelSrc();
+    if (refused) this.urlNotices.push(refused);
     this.run(true);
     this.player.goto(step - 1);
     this.revealing = true; // from now on the player's moves are the learner's: they bring the stage into view
@@ -338,6 +354,77 @@ class App {
       appVersion: VERSION, // the project's; `version` in the iframe protocol is the protocol's
     });
     this.changedAs = this.stateKey(); // from now on every change of the state is an event
+    this.followModelSrc();
+  }
+
+  // ---- a model at an address (model-src) ----
+
+  /** A model-src that is not an http(s) address (relative ones are read against the host page)
+   *  is dropped from the state: -> its notice ({key, problem, raw}), or null when there is none. */
+  refuseModelSrc() {
+    const raw = this.state['model-src'];
+    if (!raw || webAddress(raw, document.baseURI)) return null;
+    this.state['model-src'] = '';
+    this.emit('error', { code: 'model_src_refused', message: `model-src ${raw}` });
+    return { key: 'model-src', problem: 'modelSrcRefused', raw: raw.slice(0, 100) };
+  }
+
+  /** The state's model-src, a converted model (.apm). Embedded (the element, an iframe:
+   *  options.modelSrcAuto) it downloads at once: the embedding page chose it. A link opened as a
+   *  page only offers a button: a link from anyone must not make its visitor download hundreds
+   *  of MB from a host the link chose, nor tell that host the visitor came by. */
+  followModelSrc() {
+    const raw = this.state['model-src'];
+    if (!raw || raw === this.modelSrcFollowed || !this.$('model-src')) return;
+    const address = webAddress(raw, document.baseURI);
+    if (!address) return;
+    this.modelSrcFollowed = raw;
+    Promise.all([import('./views/model-src.js'), this.translator.whole()])
+      .then(([{ ModelSrcView }]) => {
+        if (this.modelSrcFollowed !== raw) return; // another address came meanwhile
+        this.modelSrc ??= new ModelSrcView(this.$('model-src'), {
+          t: this.t,
+          actions: this.actions,
+        });
+        this.modelSrc.show(address, { auto: !!this.options.modelSrcAuto });
+      })
+      .catch((e) => panelFailed(this.$('model-src'), e, this.t));
+  }
+
+  /** Downloads the converted model at `address` (absolute http(s)) and shows it; the model the
+   *  page had stays until the new one has loaded. how: {signal, onProgress}. Rejects with the
+   *  loader's or the core's error, which is also the playground's `error` event. */
+  async loadRealFrom(address, how) {
+    const raw = this.state['model-src'] || address;
+    let said = 0; // the bytes the last modelprogress event reported
+    const onProgress = (p) => {
+      how.onProgress?.(p);
+      // an event per MiB at most (a chunk is often 64 KiB), and the last one
+      if (p.loaded - said < 1048576 && p.loaded !== p.total) return;
+      said = p.loaded;
+      this.emit('modelprogress', { loaded: p.loaded, total: p.total });
+    };
+    try {
+      const [{ fetchConvertedModel }] = await Promise.all([
+        import('./real-model.js'),
+        this.loadRealViews(),
+      ]);
+      const model = await fetchConvertedModel(address, {
+        ...this.options.realModels,
+        signal: how.signal,
+        onProgress,
+      });
+      this.core.setRealModel(model);
+      const view = this.linkRealView || { layer: -1, head: 0 };
+      this.linkRealView = null;
+      this.setMany({ model: 'real', ...view, 'model-src': raw });
+      this.realLoader?.update();
+      this.emit('modelload', { address, name: model.info.name || model.info.model_type });
+    } catch (/** @type {any} */ e) {
+      if (e?.code !== 'aborted')
+        this.emit('error', { code: e?.code || 'internal', message: this.errorText(e) });
+      throw e;
+    }
   }
 
   // ---- state changes ----
@@ -365,7 +452,8 @@ class App {
     ]);
     const model = await openRealModel(files, { ...this.options.realModels, ...how });
     this.core.setRealModel(model);
-    this.setMany({ model: 'real', layer: -1, head: 0 });
+    // the model shown is the learner's files, not the address a link named
+    this.setMany({ model: 'real', layer: -1, head: 0, 'model-src': '' });
     this.realLoader?.update();
   }
 
@@ -377,7 +465,11 @@ class App {
         import('./views/real-heads.js'),
         this.translator.whole(),
       ]).then(
-        ([{ RealLoaderView }, { RealHeadsView }]) => {
+        ([{ RealLoaderView }, { RealHeadsView, realHeadName, realWords }]) => {
+          this.realNames = {
+            name: (result, head, stage) => realHeadName(this.t, result, head, stage),
+            words: (kind, vars) => realWords(this.t, kind, vars),
+          };
           const ctx = { t: this.t, core: this.core, actions: this.actions };
           this.realLoader = new RealLoaderView(this.$('real-model'), ctx);
           if (this.$('real-heads')) this.realHeads = new RealHeadsView(this.$('real-heads'), ctx);
@@ -394,7 +486,9 @@ class App {
   /** Frees the real model; the page goes back to the shipped one if it was showing it. */
   unloadRealModel() {
     this.core.setRealModel(null);
-    if (this.state.model === 'real') this.setMany({ model: 'default', layer: -1, head: 0 });
+    if (this.state.model === 'real')
+      this.setMany({ model: 'default', layer: -1, head: 0, 'model-src': '' });
+    else this.setMany({ 'model-src': '' });
     this.realLoader?.update();
   }
 
@@ -500,6 +594,7 @@ class App {
       this.program,
       this.realLoader,
       this.realHeads,
+      this.modelSrc,
     ])
       v?.setTranslator(this.t);
     this.mountPanels();
@@ -558,7 +653,9 @@ class App {
         this.state.model = settings.model = 'default';
         this.state.layer = -1;
         const gone = e.code === 'no_real_model' ? 'model.realGone' : 'model.customGone';
-        messages.push({ kind: 'notice', text: this.translator.t(gone) });
+        // a link with a model-src: its box says where the model comes from
+        if (!(e.code === 'no_real_model' && this.state['model-src']))
+          messages.push({ kind: 'notice', text: this.translator.t(gone) });
         result = this.core.trace(this.state.s, settings, { layers: false, guesses: false });
       }
       this.result = result;
@@ -1025,7 +1122,16 @@ class App {
     Object.assign(this.state, changes);
     if ('hide' in changes) this.applyHide();
     if ('theme' in changes) this.applyTheme();
+    const refused = 'model-src' in changes ? this.refuseModelSrc() : null;
     this.run(false);
+    if (refused) {
+      this.messages = [
+        ...this.messages,
+        { kind: 'notice', text: this.translator.t(`notice.${refused.problem}`, refused) },
+      ];
+      this.input.showMessages(this.messages);
+    }
+    if ('model-src' in changes) this.followModelSrc();
     if (read.step !== null) this.goToStep(read.step);
     if (read.lang && read.lang !== this.state.lang) this.setLang(read.lang);
   }
@@ -1076,9 +1182,14 @@ function linkBase(pageUrl) {
  *   notices: [{key, problem, raw}] more notices to show with the link's (the element's refused
  *     page-url),
  *   onEvent(type, detail): ready {step, stage, appVersion}, stepchange {step, stage},
- *     change {state}, error {code, message},
+ *     change {state}, error {code, message}, modelprogress {loaded, total} and modelload
+ *     {address, name} (a model-src downloading),
  *   training: {base: the folder holding train-worker.js and wasm/ (the corpus), or corpus: the
- *     corpus text itself (the single file, which trains on the page's thread)} }
+ *     corpus text itself (the single file, which trains on the page's thread)},
+ *   realModels: {moduleUrl: attention-real.js's address, cache: {}} where real models can load,
+ *     else null (the single file),
+ *   modelSrcAuto: whether a model-src downloads at once (an embed: the element, an iframe) or is
+ *     offered as a button (a link opened as a page) }
  * Returns the App (setSentence, goToStep, setOptions, traceSnapshot, destroy).
  */
 export async function mountPlayground(root, options) {

@@ -251,26 +251,11 @@ export async function openConvertedModel(file, options = {}) {
  *  @param {{sliceBytes: number, onProgress?: (p: {loaded: number, total: number}) => void,
  *   signal?: AbortSignal, max: number}} o
  *  @param {(ptr: number) => any} take */
-async function withBytesInModule(module, blob, name, o, take) {
-  const { sliceBytes, onProgress, signal, max } = o;
-  const total = blob.size;
-  if (total > max)
-    throw coded('real_too_large', `${name} has ${total} bytes; this page holds at most ${max}`, {
-      file: name,
-      max,
-    });
-  throwIfAborted(signal);
-  const ptr = module._malloc(total);
-  if (!ptr)
-    throw coded('real_too_large', `${name} (${total} bytes) does not fit in this page's memory`, {
-      file: name,
-      max,
-    });
-  let owned = true; // until take() has the buffer
-  try {
-    for (let loaded = 0; loaded < total;) {
-      throwIfAborted(signal);
-      const end = Math.min(total, loaded + sliceBytes);
+function withBytesInModule(module, blob, name, o, take) {
+  const { sliceBytes } = o;
+  async function* slices() {
+    for (let loaded = 0; loaded < blob.size;) {
+      const end = Math.min(blob.size, loaded + sliceBytes);
       let bytes;
       try {
         bytes = new Uint8Array(await blob.slice(loaded, end).arrayBuffer());
@@ -281,17 +266,172 @@ async function withBytesInModule(module, blob, name, o, take) {
       }
       if (bytes.length !== end - loaded)
         throw coded('real_read_failed', `${name} changed while it was read`, { file: name });
+      loaded = end;
+      yield bytes;
+    }
+  }
+  return withChunksInModule(module, blob.size, slices(), name, o, take);
+}
+
+// Copies `total` bytes, arriving as the chunks of an async iterable, into a buffer of the module's
+// heap (progress after each chunk, cancel between them), then calls take(ptr), which owns the
+// buffer from then on; on any refusal before take (too large, cancelled, more or fewer bytes than
+// total: `short` then makes the error) the buffer is freed here.
+/** @param {any} module @param {number} total @param {AsyncIterable<Uint8Array>} chunks
+ *  @param {string} name
+ *  @param {{onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal,
+ *   max: number, short?: (loaded: number) => Error}} o
+ *  @param {(ptr: number) => any} take */
+async function withChunksInModule(module, total, chunks, name, o, take) {
+  const { onProgress, signal, max } = o;
+  if (total > max)
+    throw coded('real_too_large', `${name} has ${total} bytes; this page holds at most ${max}`, {
+      file: name,
+      max,
+    });
+  throwIfAborted(signal);
+  const ptr = module._malloc(Math.max(total, 1));
+  if (!ptr)
+    throw coded('real_too_large', `${name} (${total} bytes) does not fit in this page's memory`, {
+      file: name,
+      max,
+    });
+  let owned = true; // until take() has the buffer
+  let loaded = 0;
+  const short =
+    o.short ||
+    (() => coded('real_read_failed', `${name} changed while it was read`, { file: name }));
+  try {
+    for await (const bytes of chunks) {
+      throwIfAborted(signal);
+      if (loaded + bytes.length > total) throw short(loaded + bytes.length);
       // read HEAPU8 again each time: a view made before the memory grew would be empty
       module.HEAPU8.set(bytes, ptr + loaded);
-      loaded = end;
+      loaded += bytes.length;
       if (onProgress) onProgress({ loaded, total });
     }
     throwIfAborted(signal);
+    if (loaded !== total) throw short(loaded);
     owned = false;
     return take(ptr);
   } finally {
     if (owned) module._free(ptr);
   }
+}
+
+/**
+ * Downloads one .apm file that `qkv convert` wrote from an http(s) address (a course author's
+ * `model-src`) and opens it as openConvertedModel does, the bytes going into the module's memory
+ * as they arrive. A Content-Length above the module's limit is refused before any body byte is
+ * read; without one (a compressed or chunked answer) the bytes are gathered up to that limit.
+ * @param {string} address  an absolute http(s) address (outside-api.js webAddress checks it)
+ * @param {{moduleUrl?: string, module?: AttentionRealModule | Promise<AttentionRealModule>,
+ *   cache?: {module?: Promise<AttentionRealModule> | null},
+ *   onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal}} [options]
+ *   onProgress: after each chunk received; total is 0 while the size is not known
+ * @returns {Promise<{info: {[field: string]: any}, trace: Function, dispose: () => void}>}
+ * Refusals are CoreErrors: real_fetch_failed (the network, or the host's CORS or the page's CSP
+ * refused it), real_fetch_status (.status: the server's answer was not 2xx), real_truncated
+ * (.loaded, .total: the connection ended early), real_too_large (.max), aborted, and
+ * openConvertedModel's (a body that is not an .apm: model_bad_magic and the like).
+ */
+export async function fetchConvertedModel(address, options = {}) {
+  const { onProgress, signal } = options;
+  throwIfAborted(signal);
+  const module = await moduleFor(options);
+  const names = unwrap(module.realModelFileNames());
+  const max = names.max_weights_bytes;
+  const name = address;
+  let response;
+  try {
+    response = await fetch(address, { signal, credentials: 'omit', cache: 'no-store' });
+  } catch (/** @type {any} */ e) {
+    throwIfAborted(signal);
+    throw coded('real_fetch_failed', `could not download ${address}: ${e && e.message}`, {
+      file: name,
+    });
+  }
+  if (!response.ok) {
+    response.body?.cancel().catch(() => {});
+    throw coded('real_fetch_status', `${address} answered ${response.status}`, {
+      file: name,
+      status: response.status,
+    });
+  }
+  // the body's size, when the answer says it and is not compressed (a compressed answer's
+  // Content-Length counts the compressed bytes)
+  const length = response.headers.get('content-length');
+  const encoding = (response.headers.get('content-encoding') || 'identity').toLowerCase();
+  const declared = length && /^\d+$/.test(length) ? Number(length) : 0;
+  const total = encoding === 'identity' ? declared : 0;
+  if (declared > max) {
+    response.body?.cancel().catch(() => {});
+    throw coded('real_too_large', `${name} has ${declared} bytes; this page holds at most ${max}`, {
+      file: name,
+      max,
+    });
+  }
+  const reader = response.body.getReader();
+  let received = 0;
+  async function* chunks() {
+    try {
+      for (;;) {
+        let part;
+        try {
+          part = await reader.read();
+        } catch (/** @type {any} */ e) {
+          throwIfAborted(signal);
+          if (total && received < total) throw truncated(received);
+          throw coded('real_fetch_failed', `could not download ${address}: ${e && e.message}`, {
+            file: name,
+          });
+        }
+        if (part.done) return;
+        received += part.value.length;
+        if (!total && received > max)
+          throw coded('real_too_large', `${name} has more than ${max} bytes`, { file: name, max });
+        yield part.value;
+      }
+    } finally {
+      reader.cancel().catch(() => {}); // a no-op once the body has ended
+    }
+  }
+  const truncated = (loaded) =>
+    coded('real_truncated', `the download of ${name} stopped after ${loaded} of ${total} bytes`, {
+      file: name,
+      loaded,
+      total,
+    });
+  const load = (ptr, size) => module.loadConvertedModel({ bytesPtr: ptr, bytesSize: size });
+  if (total) {
+    const result = await withChunksInModule(
+      module,
+      total,
+      chunks(),
+      name,
+      { onProgress, signal, max, short: truncated },
+      (ptr) => load(ptr, total),
+    );
+    return handleFor(unwrap(result).model);
+  }
+  // the size is not known before the end: gather the chunks (at most max bytes), then copy
+  /** @type {Uint8Array[]} */
+  const parts = [];
+  for await (const part of chunks()) {
+    throwIfAborted(signal);
+    parts.push(part);
+    if (onProgress) onProgress({ loaded: received, total: 0 });
+  }
+  const blob = new Blob(parts);
+  parts.length = 0;
+  const result = await withBytesInModule(
+    module,
+    blob,
+    name,
+    { sliceBytes: SLICE_BYTES, signal, max },
+    (ptr) => load(ptr, blob.size),
+  );
+  return handleFor(unwrap(result).model);
 }
 
 // The caller's handle on a loaded RealModel: its card, its traces, and dispose.

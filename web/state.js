@@ -190,6 +190,10 @@ export const TABLE = Object.freeze([
   { name: 'theme', type: 'enum', def: '', values: THEMES },
   { name: 'hide', type: 'list', def: '', values: HIDEABLE },
   { name: 'parent', type: 'origin', def: '' }, // the iframe parent allowed to talk to the page
+  // a converted real model (.apm) to download: an http(s) address, relative to the host page.
+  // The element and an embedded page load it at once; a link opened as a page offers a button
+  // (playground.js followModelSrc, docs/embedding.md)
+  { name: 'model-src', type: 'address', def: '', maxLength: 2000 },
 ]);
 
 const KNOWN = new Set(TABLE.map((e) => e.name));
@@ -243,6 +247,14 @@ const PARSERS = {
       .filter(Boolean);
     const value = e.values.filter((v) => items.includes(v)).join(',');
     return items.every((x) => e.values.includes(x)) ? { value } : { value, problem: 'malformed' };
+  },
+  // an address, kept as written (the host page it is relative to is the page's to know: an
+  // address that is not http(s) there is refused with a notice, outside-api.js webAddress);
+  // one longer than maxLength would be a different address, so it is dropped
+  address(raw, e) {
+    const r = raw.trim();
+    if (r.length > e.maxLength) return { value: e.def, problem: 'malformed' };
+    return { value: r };
   },
   // an http(s) origin: scheme://host[:port], nothing else
   origin(raw, e) {

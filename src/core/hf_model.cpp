@@ -266,11 +266,15 @@ NormTrace norm(MatrixRef x, const LayerNormParams& p, float eps) {
   const Eigen::Index n = x.rows(), d = x.cols();
   t.xhat.resize(n, d);
   t.rstd.resize(n);
+  t.mean.resize(n);
+  t.std.resize(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const float mean = x.row(i).mean();
     const RowVector centred = x.row(i).array() - mean;
     const float var = centred.squaredNorm() / static_cast<float>(d);
-    t.rstd[i] = 1.0f / std::sqrt(var + eps);
+    t.mean[i] = mean;
+    t.std[i] = std::sqrt(var + eps);
+    t.rstd[i] = 1.0f / t.std[i];
     t.xhat.row(i) = centred * t.rstd[i];
   }
   t.y = (t.xhat.array().rowwise() * p.gain.row(0).array()).rowwise() + p.bias.row(0).array();
@@ -360,7 +364,9 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
   Matrix X = out.embeddings + out.positions;
   if (!pre_norm) {
     out.embed_sum = X;
-    X = norm(X, m.norm_embed, c.eps).y;
+    out.embed_norm = norm(X, m.norm_embed, c.eps);
+    out.embed_norm.xhat = Matrix();  // n x d_model, and no stage shows it
+    X = out.embed_norm.y;
   }
   out.network.layers.resize(m.layers.size());
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
@@ -374,16 +380,23 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
       T.norm_ffn = norm(T.mid, L.norm_ffn, c.eps);
       T.hidden = affine(T.norm_ffn.y, L.W_1, L.b_1);
       activate(T.hidden, c.activation);
-      T.output = T.mid + affine(T.hidden, L.W_2, L.b_2);
+      T.ffn_out = affine(T.hidden, L.W_2, L.b_2);
+      T.output = T.mid + T.ffn_out;
     } else {
       T.attn = attend(T.input, L.attn, opt, limits);
-      T.norm_attn = norm(T.input + T.attn.output, L.norm_attn, c.eps);
+      T.sum_attn = T.input + T.attn.output;
+      T.norm_attn = norm(T.sum_attn, L.norm_attn, c.eps);
       T.mid = T.norm_attn.y;
       T.hidden = affine(T.mid, L.W_1, L.b_1);
       activate(T.hidden, c.activation);
-      T.norm_ffn = norm(T.mid + affine(T.hidden, L.W_2, L.b_2), L.norm_ffn, c.eps);
+      T.ffn_out = affine(T.hidden, L.W_2, L.b_2);
+      T.sum_ffn = T.mid + T.ffn_out;
+      T.norm_ffn = norm(T.sum_ffn, L.norm_ffn, c.eps);
       T.output = T.norm_ffn.y;
     }
+    // the walk shows each LayerNorm's row statistics and output, not its normalised rows
+    T.norm_attn.xhat = Matrix();
+    T.norm_ffn.xhat = Matrix();
     if (!T.output.allFinite())
       throw Error("overflow", "layer " + std::to_string(l) +
                                   "'s output grew beyond float32 range: the weights are broken");
@@ -413,6 +426,51 @@ TextTrace HfTextModel::forward(std::vector<Token> tokens, const Settings&, int l
   TextTrace out = hf_forward(m_, ids, layer);
   out.tokens = std::move(tokens);
   return out;
+}
+
+LayerWalk hf_layer_walk(const HfModel& m, const NetworkTrace& t, int l) {
+  if (l < 0 || l >= static_cast<int>(m.layers.size()) || t.layers.size() != m.layers.size())
+    throw Error("shape_mismatch", "no such layer in this trace");
+  const HfLayer& L = m.layers[static_cast<std::size_t>(l)];
+  const LayerTrace& T = t.layers[static_cast<std::size_t>(l)];
+  LayerWalk w;
+  w.steps.reserve(6);
+  auto step = [&](StepKind kind, const char* name, std::vector<int> from, const Matrix* out) {
+    WalkStep s;
+    s.kind = kind;
+    s.name = name;
+    s.from = std::move(from);
+    s.out = out;
+    s.eps = m.config.eps;
+    w.steps.push_back(std::move(s));
+    return &w.steps.back();
+  };
+  auto norm_step = [&](const char* name, int from, const NormTrace& nt, const LayerNormParams& p) {
+    WalkStep* s = step(StepKind::norm, name, {from}, &nt.y);
+    s->norm = &nt;
+    s->params = &p;
+  };
+  if (m.config.model_type == "gpt2") {
+    // pre-LayerNorm: ln_1, attention, + input, ln_2, MLP, + mid; attention reads step 0
+    norm_step("norm_attn", kLayerInput, T.norm_attn, L.norm_attn);
+    step(StepKind::attention, "attention", {0}, &T.attn.output);
+    step(StepKind::add, "residual_attn", {kLayerInput, 1}, &T.mid);
+    norm_step("norm_ffn", 2, T.norm_ffn, L.norm_ffn);
+    step(StepKind::feed_forward, "feed_forward", {3}, &T.ffn_out);
+    step(StepKind::add, "residual_ffn", {2, 4}, &T.output);
+    w.attention_input = 0;
+  } else {
+    // post-LayerNorm: attention on the input itself, + input, LayerNorm, feed-forward, + that,
+    // LayerNorm
+    step(StepKind::attention, "attention", {kLayerInput}, &T.attn.output);
+    step(StepKind::add, "residual_attn", {kLayerInput, 0}, &T.sum_attn);
+    norm_step("norm_attn", 1, T.norm_attn, L.norm_attn);
+    step(StepKind::feed_forward, "feed_forward", {2}, &T.ffn_out);
+    step(StepKind::add, "residual_ffn", {2, 3}, &T.sum_ffn);
+    norm_step("norm_ffn", 4, T.norm_ffn, L.norm_ffn);
+    w.attention_input = kLayerInput;
+  }
+  return w;
 }
 
 std::vector<Token> hf_tokens(const hf::Encoding& e) {

@@ -115,6 +115,13 @@ AttentionLimits hf_limits(const HfConfig& c);
 // too_many_tokens (naming the model's limit), bad_layer.
 TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer = -1);
 
+// Layer l of a trace hf_forward made, as the walk a learner follows from its input to its output
+// (network.hpp's LayerWalk): gpt2 pre-LayerNorm (ln_1, attention, add, ln_2, MLP, add; the
+// attention reads step 0), bert post-LayerNorm (attention on the input, add, LayerNorm,
+// feed-forward, add, LayerNorm). Each norm step carries the model's epsilon. Pointers are into
+// `t` and `m`. Throws ap::Error shape_mismatch for a layer the trace does not have.
+LayerWalk hf_layer_walk(const HfModel& m, const NetworkTrace& t, int l);
+
 // The tokens of an encoding as a trace shows them: each piece's text, bytes and id; special
 // tokens ([CLS], <|endoftext|>) are Symbol, the rest Word, all known.
 std::vector<Token> hf_tokens(const hf::Encoding& e);

@@ -78,6 +78,8 @@ struct TextTrace {
   // BERT's embeddings + positions before its embedding LayerNorm (n x d_model; the first layer's
   // input is that LayerNorm of it); empty for every other model, whose first input is the sum.
   Matrix embed_sum;
+  // BERT's embedding LayerNorm of embed_sum (its .y is the first layer's input); empty otherwise
+  NormTrace embed_norm;
 };
 
 // tokenize -> embed -> attend, with seeded random weights.

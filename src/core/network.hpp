@@ -94,6 +94,10 @@ struct LayerTrace {
   Matrix hidden;        // H = relu(U W_1 + b_1): n x d_ff
   Matrix ffn_out;       // F = H W_2 + b_2 (after dropout): what pass F3 adds to M, n x d_model
   Matrix output;        // X_{l+1}
+  // a post-LayerNorm layer (BERT, hf_model.hpp): the residual sums its two LayerNorms read,
+  // input + A and mid + F (n x d_model); empty for a pre-LayerNorm layer, whose sums are mid and
+  // output
+  Matrix sum_attn, sum_ffn;
   // residual dropout while training (Dropout below): per entry 0 or 1 / (1 - rate), n x d_model,
   // multiplying A in pass A3 and H W_2 + b_2 in pass F3; empty when there is none (inference)
   Matrix keep_attn, keep_ffn;
@@ -117,6 +121,7 @@ struct WalkStep {
   const NormTrace* norm = nullptr;  // norm: the row statistics
   const LayerNormParams* params = nullptr;  // norm: gain and bias
   const Matrix* hidden = nullptr;           // feed_forward: relu(U W_1 + b_1), n x d_ff
+  float eps = kLayerNormEps;                // norm: the epsilon under its square root
 };
 
 struct LayerWalk {

@@ -18,6 +18,7 @@
 // is for keys that are data.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -256,7 +257,7 @@ typename W::Node walk(const W& w, const LayerWalk& lw) {
       w.set(so, "std", w.row(RowVector(s.norm->std.transpose())));
       w.set(so, "gain", w.row(RowVector(s.params->gain.row(0))));
       w.set(so, "bias", w.row(RowVector(s.params->bias.row(0))));
-      put(w, so, "eps", kLayerNormEps);
+      put(w, so, "eps", s.eps);
     }
     w.push(steps, std::move(so));
   }
@@ -270,8 +271,9 @@ typename W::Node walk(const W& w, const LayerWalk& lw) {
 // (the residual stream leaving the layer), walk (walk(): the layer as ordered steps from input to
 // stream; written when `net` is given, the trained network)}]. The last layer's attention is the
 // trace's own. A field the trace left empty is left out (set_present).
-template <class W>
-typename W::Node layers(const W& w, const Network* net, const NetworkTrace& t) {
+// walk_of(l) -> std::optional<LayerWalk>: layer l's walk, or none.
+template <class W, class WalkOf>
+typename W::Node layers(const W& w, const NetworkTrace& t, WalkOf&& walk_of) {
   typename W::Node out = w.array();
   for (std::size_t l = 0; l < t.layers.size(); ++l) {
     const LayerTrace& L = t.layers[l];
@@ -287,10 +289,19 @@ typename W::Node layers(const W& w, const Network* net, const NetworkTrace& t) {
     set_present(w, o, "mid", L.mid);
     set_present(w, o, "hidden", L.hidden);
     set_present(w, o, "stream", L.output);
-    if (net) w.set(o, "walk", walk(w, layer_walk(*net, t, static_cast<int>(l))));
+    if (const std::optional<LayerWalk> lw = walk_of(static_cast<int>(l)))
+      w.set(o, "walk", walk(w, *lw));
     w.push(out, std::move(o));
   }
   return out;
+}
+
+template <class W>
+typename W::Node layers(const W& w, const Network* net, const NetworkTrace& t) {
+  return layers(w, t, [&](int l) -> std::optional<LayerWalk> {
+    if (!net) return std::nullopt;
+    return layer_walk(*net, t, l);
+  });
 }
 
 // The optional parts of a text trace a writer may leave out (the CLI writes all of them). A reader
@@ -317,9 +328,9 @@ struct TraceParts {
 // and the head asked for), "input", "layers" (each head's "weights" only, and each layer's "input",
 // "mid", "output" and "stream") and "readout" (gpt2: ln_f of the stream; bert: the last layer's
 // output).
-template <class W, class Card>
+template <class W, class Card, class WalkOf>
 void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const TrainedModel* m,
-                      const std::string& weights, TraceParts parts, Card&& card) {
+                      const std::string& weights, TraceParts parts, Card&& card, WalkOf&& walk_of) {
   write_trace(w, o, t.trace, [&](typename W::Node& config) {
     put(w, config, "seed", Uint64{t.settings.seed});
     put(w, config, "tie_qk", t.settings.tie_qk);
@@ -342,7 +353,7 @@ void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const
   if (!m && t.network.layers.empty()) return;
   if (m) w.set(o, "model", card());
   if (!t.network.layers.empty()) w.set(o, "input", w.matrix(t.network.layers.front().input));
-  if (parts.layers) w.set(o, "layers", layers(w, m ? &m->net : nullptr, t.network));
+  if (parts.layers) w.set(o, "layers", layers(w, t.network, walk_of));
   w.set(o, "readout", w.matrix(t.network.norm_out.y));
   if (!m) return;
   if (!parts.guesses) return;
@@ -354,6 +365,16 @@ void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const
     w.push(guesses, std::move(go));
   }
   w.set(o, "guesses", std::move(guesses));
+}
+
+// The same, each layer's walk from the trained network `m` (none without one).
+template <class W, class Card>
+void write_text_trace(const W& w, typename W::Node& o, const TextTrace& t, const TrainedModel* m,
+                      const std::string& weights, TraceParts parts, Card&& card) {
+  write_text_trace(w, o, t, m, weights, parts, card, [&](int l) -> std::optional<LayerWalk> {
+    if (!m) return std::nullopt;
+    return layer_walk(m->net, t.network, l);
+  });
 }
 
 template <class W>
@@ -390,18 +411,36 @@ typename W::Node hf_model_card(const W& w, const HfModel& m) {
 
 // A trace through a Hugging Face model: write_text_trace (see there) and "model", which card()
 // makes (hf_model_card: a writer may keep the card it made for a model, the same for every trace).
+// With the model `m`, each layer up to the one traced in full has its "walk" (hf_layer_walk: the
+// page's "X for this layer"), and BERT's trace has "embed_norm", its embedding LayerNorm of
+// embed_sum: {mean, std (per row: sqrt(var + eps)), gain, bias, eps}.
 template <class W, class Card>
 void write_hf_trace(const W& w, typename W::Node& o, const TextTrace& t, TraceParts parts,
-                    Card&& card) {
+                    Card&& card, const HfModel* m = nullptr) {
   // no trained model: write_text_trace never asks for its card
-  write_text_trace(w, o, t, nullptr, t.weights, parts, [&] { return w.object(); });
+  write_text_trace(
+      w, o, t, nullptr, t.weights, parts, [&] { return w.object(); },
+      [&](int l) -> std::optional<LayerWalk> {
+        if (!m || l > t.layer) return std::nullopt;
+        return hf_layer_walk(*m, t.network, l);
+      });
   w.set(o, "model", card());
+  if (m && t.embed_norm.mean.size() != 0) {
+    typename W::Node n = w.object();
+    w.set(n, "mean", w.row(RowVector(t.embed_norm.mean.transpose())));
+    w.set(n, "std", w.row(RowVector(t.embed_norm.std.transpose())));
+    w.set(n, "gain", w.row(RowVector(m->norm_embed.gain.row(0))));
+    w.set(n, "bias", w.row(RowVector(m->norm_embed.bias.row(0))));
+    put(w, n, "eps", m->config.eps);
+    w.set(o, "embed_norm", std::move(n));
+  }
 }
 
 template <class W>
 void write_hf_trace(const W& w, typename W::Node& o, const TextTrace& t, const HfModel& m,
                     TraceParts parts = {}) {
-  write_hf_trace(w, o, t, parts, [&] { return hf_model_card(w, m); });
+  write_hf_trace(
+      w, o, t, parts, [&] { return hf_model_card(w, m); }, &m);
 }
 
 // The models a text trace can use (session.hpp's kModels): {models: [{name, fixes: [setting

@@ -75,7 +75,8 @@ val RealModel::trace_text(const val& text_v, const val& options) {
     TextTrace t = model_.trace(text, Settings{}, layer);
     t.head = head;
     val o = ok();
-    schema::write_hf_trace(JsWriter{}, o, t, parts, [&] { return card_; });
+    schema::write_hf_trace(
+        JsWriter{}, o, t, parts, [&] { return card_; }, &model_.model());
     return o;
   });
 }

@@ -32,7 +32,7 @@ export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; st
 /**
  * A static server on a random port. opts: {dir (default web/), csp (the header; '' for none),
  * routes: {'/path': {body (a string, or a function of the request), type, csp (its own CSP
- * header; routes get none otherwise)}} served before files
+ * header; routes get none otherwise)} or {handle(req, res): answers it in full}} served before files
  * (test pages), log: [] to record the paths asked for, cors: send Access-Control-Allow-Origin: *
  * (a CDN serving the element to other sites), cacheable: files may be kept for an hour instead of
  * no-store (a repeat visit, as a static host serves them)}.
@@ -46,6 +46,10 @@ export function startServer(opts = {}) {
     const url = new URL(req.url, 'http://x');
     if (opts.log) opts.log.push(url.pathname);
     const route = routes[url.pathname];
+    if (route && route.handle) {
+      route.handle(req, res);
+      return;
+    }
     if (route) {
       res.writeHead(200, {
         'content-type': route.type || MIME['.html'],

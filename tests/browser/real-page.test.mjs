@@ -11,6 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { newPage, teardown, gotoStage, cells, waitSettled } from './harness.mjs';
+import { fmt } from '../../web/views/format.js';
 
 after(teardown);
 
@@ -48,8 +49,95 @@ async function loadByPicker(page, dir) {
   await waitSettled(page);
 }
 
-const close = (a, b, what) =>
-  assert.ok(Math.abs(a - b) <= 1e-5 + 1e-5 * Math.abs(b), `${what}: page ${a}, CLI ${b}`);
+/** Stage 3's "X for this layer" of a real model: one line per step of the CLI trace's walks (BERT:
+ *  its embedding LayerNorm first), each row's first number the CLI's; every LayerNorm's mean and
+ *  spread the CLI's within 1e-5, printed as the CLI's rounded, and its worked cell recomputing
+ *  from its printed parts; every residual add's printed sum adds up. */
+async function checkWalk(page, cli) {
+  await page.click('#stage-body .layer-input > summary');
+  await page.waitForSelector('#stage-body .layer-input .walk-step');
+  const q = Number(await page.$eval('#stage-body .layer-input', (e) => e.dataset.row));
+  const shown = await page.$$eval('#stage-body .layer-input .walk-step', (lis) =>
+    lis.map((li) => ({
+      layer: li.dataset.layer ?? null,
+      step: li.dataset.step ?? null,
+      mean: li.dataset.mean == null ? null : Number(li.dataset.mean),
+      std: li.dataset.std == null ? null : Number(li.dataset.std),
+      first: li.querySelector('.walk-nums strong').textContent,
+      worked: [...li.querySelectorAll('.walk-worked')].map((w) => w.textContent),
+    })),
+  );
+  const want = [];
+  if (cli.embed_norm)
+    want.push({
+      layer: null,
+      step: 'embed',
+      norm: cli.embed_norm,
+      out: cli.input,
+      x: cli.embed_sum,
+    });
+  const shownLayer = cli.config.layer;
+  for (let l = 0; l <= shownLayer; l++) {
+    const w = cli.layers[l].walk;
+    assert.ok(w, `layer ${l + 1} has a walk`);
+    const last = l === shownLayer ? w.attention_input : w.steps.length - 1;
+    for (let s = 0; s <= last; s++) {
+      const st = w.steps[s];
+      const input = l === 0 ? cli.input : cli.layers[l - 1].walk.steps.at(-1).out;
+      const read = (f) => (f < 0 ? input : w.steps[f].out);
+      want.push({
+        layer: String(l),
+        step: String(s),
+        kind: st.kind,
+        norm: st.kind === 'norm' ? st : null,
+        out: st.out,
+        x: st.kind === 'norm' ? read(st.from[0]) : null,
+      });
+    }
+  }
+  // the first line is stage 2's X (E + P), then one line per step
+  assert.equal(shown.length - 1, want.length, 'one line per step');
+  want.forEach((w, n) => {
+    const got = shown[n + 1];
+    const where = `walk line ${n + 1} (layer ${w.layer}, step ${w.step})`;
+    assert.deepEqual([got.layer, got.step], [w.layer, w.step], where);
+    assert.equal(got.first, fmt(w.out[q][0]), `${where}: first number`);
+    if (w.norm) {
+      close(got.mean, w.norm.mean[q], `${where}: mean`);
+      close(got.std, w.norm.std[q], `${where}: spread`);
+      assert.ok(got.worked[0].includes(fmt(w.norm.mean[q], 3)), `${where}: ${got.worked[0]}`);
+      assert.ok(got.worked[0].includes(fmt(w.norm.std[q], 3)), `${where}: ${got.worked[0]}`);
+      // (x − mean) ÷ spread × gain + bias = y, from the printed parts
+      const m = got.worked[1]
+        .replace(/−/g, '-')
+        .match(
+          /^\((-?[\d.]+) ([+-]) ([\d.]+)\) ÷ ([\d.]+) × \(?(-?[\d.]+)\)? ([+-]) ([\d.]+) ([=≈]) (-?[\d.]+)$/,
+        );
+      assert.ok(m, `${where}: ${got.worked[1]}`);
+      const [, x, s1, mean, std, gain, s2, bias, rel, y] = m;
+      const value =
+        ((+x + (s1 === '-' ? -mean : +mean)) / +std) * +gain + (s2 === '-' ? -bias : +bias);
+      const digits = (y.split('.')[1] || '').length;
+      if (rel === '=')
+        assert.ok(Math.abs(value - +y) <= 0.5 * 10 ** -digits + 1e-9, `${where}: ${got.worked[1]}`);
+      assert.equal(y, fmt(w.out[q][0], 2).replace(/−/g, '-'), `${where}: the result is the row's`);
+      close(+x, w.x[q][0], `${where}: x`, 10 ** -(x.split('.')[1] || '').length);
+    }
+    if (w.kind === 'add') {
+      const [lhs, total] = got.worked[0].replace(/−/g, '-').split(/ [=≈] /);
+      const terms = lhs.match(/-?[\d.]+|[+-] [\d.]+/g).map((t) => Number(t.replace(' ', '')));
+      const digits = (total.split('.')[1] || '').length;
+      if (got.worked[0].includes(' = '))
+        assert.ok(
+          Math.abs(terms.reduce((a, b) => a + b, 0) - +total) <= 0.5 * 10 ** -digits + 1e-9,
+          `${where}: ${got.worked[0]}`,
+        );
+    }
+  });
+}
+
+const close = (a, b, what, tol = 1e-5) =>
+  assert.ok(Math.abs(a - b) <= tol + 1e-5 * Math.abs(b), `${what}: page ${a}, CLI ${b}`);
 
 for (const name of Object.keys(SENTENCE)) {
   test(`${name}: loaded by the picker, every head's weights and the stages are the CLI's`, async () => {
@@ -92,6 +180,16 @@ for (const name of Object.keys(SENTENCE)) {
     assert.equal(said.key, 'narr.projectSumBias');
     close(said.v, last.heads[0].Q[said.i][said.c], 'Q cell');
     close(said.b, last.heads[0].b_Q[0][said.c], 'bias');
+    // the narration and the stage's title name the real head: the card's name, the layer and the
+    // head, 1-based as the pickers show them; never the small model's taught / learned wording
+    const which = `${last.model.name || last.model.model_type}, layer ${layers}, head 1`;
+    assert.equal(said.which, which);
+    const narration = await page.$eval('#narration', (e) => e.textContent);
+    assert.ok(narration.startsWith(`${which}: `), narration);
+    assert.ok(!/taught|on its own/.test(narration), narration);
+    const title = await page.$eval('#stage-title', (e) => e.textContent);
+    assert.ok(title.endsWith(`(${which})`), title);
+    await checkWalk(page, last);
     // stage 7 (weights): every shown cell of head 1 is the CLI's
     await gotoStage(page, 6, 'softmax');
     const shown = (await cells(page, 'weights')).filter((c) => c.head === 0 || c.head === null);

@@ -356,6 +356,48 @@ for row, want in zip(t["heads"][2]["weights"], ref["weights"][1][2]):
     worst = max(worst, max(abs(a - b) for a, b in zip(row, want)))
 assert worst < 1e-5, worst
 assert "b_Q" in t["heads"][2] and "Q" in t["heads"][2]
+# each layer's walk (the page's "X for this layer"): every LayerNorm step's mean, spread and
+# output recompute from the step it reads, every add from its two, and the layer's last step is
+# PyTorch's hidden state; BERT's embedding LayerNorm of embed_sum gives the first input
+import math
+hid = ref["hidden"]
+rel = 0.0
+def near(a, b):
+    global rel
+    rel = max(rel, abs(a - b) / max(1.0, abs(b)))
+def check_norm(x, n, out, gain, bias, eps):
+    for i, row in enumerate(x):
+        mean = sum(row) / len(row)
+        std = math.sqrt(sum((v - mean) ** 2 for v in row) / len(row) + eps)
+        near(n["mean"][i], mean)
+        near(n["std"][i], std)
+        for c, v in enumerate(row):
+            near(out[i][c], (v - mean) / std * gain[c] + bias[c])
+if t["model"]["model_type"] == "bert":
+    e = t["embed_norm"]
+    check_norm(t["embed_sum"], e, t["input"], e["gain"], e["bias"], e["eps"])
+    for row, want in zip(t["input"], hid[0]):
+        for a, b in zip(row, want): near(a, b)
+for l, layer in enumerate(t["layers"]):
+    # the layers up to the one traced in full have their walk, the later ones none
+    assert ("walk" in layer) == (l <= t["config"]["layer"]), l
+    if l > t["config"]["layer"]:
+        continue
+    w = layer["walk"]
+    steps = w["steps"]
+    read = lambda f: (hid[l] if f < 0 else steps[f]["out"])
+    assert [s["kind"] for s in steps].count("norm") == 2, [s["kind"] for s in steps]
+    for s in steps:
+        if s["kind"] == "norm":
+            check_norm(read(s["from"][0]), s, s["out"], s["gain"], s["bias"], s["eps"])
+        if s["kind"] == "add":
+            a, b = (read(f) for f in s["from"])
+            for i, row in enumerate(s["out"]):
+                for c, v in enumerate(row): near(v, a[i][c] + b[i][c])
+    for row, want in zip(steps[-1]["out"], hid[l + 1]):
+        for a, b in zip(row, want): near(a, b)
+    assert w["attention_input"] == (0 if t["model"]["model_type"] == "gpt2" else -1)
+assert rel < 1e-5, ("walk", rel)
 PY
     pass
   else

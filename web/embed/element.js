@@ -33,6 +33,9 @@ const SITE_URL = new URL(AP_TRAIN_BASE, SCRIPT_URL).href;
 // One module for every element on the page, made on first use (each element makes its own session
 // over it). The classic bundle has it inline; the ES module build loads the site's wasm/.
 const sharedModule = memo(() => loadModule({ base: new URL('wasm/', SITE_URL).href }));
+// A real model's module (the site's wasm/attention-real.js, fetched when one is first loaded):
+// the cache keeps it for every element of the page once fetched.
+const realModels = { moduleUrl: new URL('wasm/attention-real.js', SITE_URL).href, cache: {} };
 
 // attribute value -> URL value (a bare boolean attribute means on)
 function urlValue(entry, v) {
@@ -98,6 +101,9 @@ export class AttentionPlayground extends HTMLElement {
       notices,
       embedScriptUrl: SCRIPT_URL,
       training: { base: SITE_URL },
+      realModels,
+      // model-src: the host page chose it, so it downloads at once
+      modelSrcAuto: true,
       onEvent: (type, detail) => this.fire(type, detail),
     });
     if (generation !== this.generation) {

@@ -101,7 +101,14 @@ export class ArcView {
     const label = t('arcs.label', { tok: labels[q], h: h + 1 });
 
     // the mark says whether this head was taught where to look (taught.js)
-    text(this.heading, withMark(t, tr, h, t('arcs.title', { tok: labels[q], h: h + 1 })));
+    // a real model's head is named by its model, layer and head (actions.realName)
+    const which = this.ctx.actions?.realName?.(tr, h, null);
+    text(
+      this.heading,
+      which
+        ? this.ctx.actions.realWords('arcsTitle', { tok: labels[q], which })
+        : withMark(t, tr, h, t('arcs.title', { tok: labels[q], h: h + 1 })),
+    );
     attr(this.heading, 'data-taught', String(headTaught(tr, h)));
     text(this.orient, t('arcs.orient'));
     attr(this.scroll, 'tabindex', n > 24 ? '0' : null);

@@ -9,6 +9,9 @@ import { isRealTrace } from '../core.js';
 import { fmt, rowOf, at } from './format.js';
 import { normEquation, sumEquation } from './equation.js';
 
+/** A LayerNorm's mean and spread of row q, unrounded, as data-* values. */
+const stats = (n, q) => ({ mean: String(n.mean[q]), std: String(n.std[q]) });
+
 /** Numbers of the followed row shown per step (the first is the one followed). */
 const NUMS = 6;
 
@@ -46,16 +49,36 @@ export class LayerInputPanel {
       ),
     );
     if (isRealTrace(tr)) {
-      // a real model: each layer's input row (the residual stream), then what the shown layer's
-      // attention reads, by its architecture (gpt2: LayerNorm ln_1 first; bert: the stream as is)
-      const layers = tr.layers || [];
+      // a real model: the same walk, from the core's steps for its architecture (gpt2: ln_1 of
+      // the residual stream before each attention; bert: its embedding LayerNorm, then each
+      // layer's attention, add and LayerNorm, feed-forward, add and LayerNorm)
       const shown = tr.config.layer;
-      // BERT: stage 2's sum, then its embedding LayerNorm, which is the first layer's input
-      if (tr.embed_sum) list.append(this.item(t('layerIn.realInput', { l: 1 }), tr.input, q));
-      for (let l = 1; l <= shown && l < layers.length; l++)
-        if (layers[l].input)
-          list.append(this.item(t('layerIn.realInput', { l: l + 1 }), layers[l].input, q));
-      list.append(this.item(t('layerIn.realX', { l: shown + 1 }), tr.X, q));
+      let input = embed;
+      if (tr.embed_sum && tr.embed_norm) {
+        const n = tr.embed_norm;
+        const li = list.appendChild(
+          this.item(t('layerIn.step.embedNorm'), tr.input, q, [
+            t('layerIn.stats', {
+              mean: fmt(n.mean[q], 3),
+              std: fmt(n.std[q], 3),
+              gain: fmt(n.gain[0], 3),
+              bias: fmt(n.bias[0], 3),
+            }),
+            normEquation(
+              at(tr.embed_sum, q, 0),
+              n.mean[q],
+              n.std[q],
+              n.gain[0],
+              n.bias[0],
+              at(tr.input, q, 0),
+            ).text,
+          ]),
+        );
+        li.dataset.step = 'embed';
+        Object.assign(li.dataset, stats(n, q));
+        input = tr.input;
+      }
+      this.walkLayers(list, tr, tr.layers || [], shown, input, q);
       this.el.replaceChildren(
         title,
         el('p', {
@@ -77,6 +100,19 @@ export class LayerInputPanel {
       return this.el;
     }
     const shown = tr.layer ?? layers.length - 1;
+    this.walkLayers(list, tr, layers, shown, embed, q);
+    this.el.replaceChildren(
+      title,
+      el('p', { class: 'hint', text: t('layerIn.follow', { tok, l: shown + 1 }) }),
+      list,
+    );
+    return this.el;
+  }
+
+  // every layer's walk up to the shown one's attention input (the core's steps, layers[l].walk),
+  // each step with the followed row and its first number worked out; then where X is
+  walkLayers(list, tr, layers, shown, embed, q) {
+    const { t, actions } = this.ctx;
     let input = embed;
     for (let l = 0; l <= shown; l++) {
       const walk = layers[l].walk;
@@ -91,7 +127,11 @@ export class LayerInputPanel {
       );
       for (let s = 0; s <= last; s++) {
         const step = walk.steps[s];
-        const label = t(`layerIn.step.${step.kind}`, { l: l + 1 });
+        // a real model's feed-forward has its own activation
+        const label =
+          isRealTrace(tr) && step.kind === 'feed_forward'
+            ? t('layerIn.step.feedForwardAct', { act: tr.model.activation })
+            : t(`layerIn.step.${step.kind}`, { l: l + 1 });
         let worked = null;
         let action = null;
         if (step.kind === 'norm') {
@@ -132,17 +172,13 @@ export class LayerInputPanel {
         const li = this.item(label, step.out, q, worked, action);
         li.dataset.layer = String(l);
         li.dataset.step = String(s);
+        // a LayerNorm's row statistics as the core gave them (the tests compare them)
+        if (step.kind === 'norm') Object.assign(li.dataset, stats(step, q));
         list.append(li);
       }
       input = outs[outs.length - 1];
     }
     list.append(el('li', { class: 'walk-end', text: t('layerIn.isX', { l: shown + 1 }) }));
-    this.el.replaceChildren(
-      title,
-      el('p', { class: 'hint', text: t('layerIn.follow', { tok, l: shown + 1 }) }),
-      list,
-    );
-    return this.el;
   }
 
   // one step: its name, the followed row's first numbers (the first in bold), its worked cell

@@ -180,3 +180,32 @@ export class RealHeadsView {
 
 // the card's head numbers 0 .. heads-1
 const headNumbers = (card) => Array.from({ length: card.heads }, (_, h) => h);
+
+// the stages about one head, and the stage about one layer's heads (state.js STAGES)
+const HEAD_STAGES = new Set(['project', 'score', 'scale', 'mask', 'softmax', 'mix']);
+const LAYER_STAGES = new Set(['heads']);
+
+/** The words that name what stage `stage` (a STAGES id) shows of a real model's trace: "gpt2,
+ *  layer 5, head 2" (1-based, as the pickers show them; the name is the model card's), the model
+ *  and layer on the heads stage, the model alone before them; '' for any other model's trace
+ *  (stage null: the head, as the arcs beside the stages show it). */
+export function realHeadName(t, result, head, stage) {
+  if (!isRealTrace(result)) return '';
+  const vars = {
+    name: result.model.name || result.model.model_type,
+    l: (result.config.layer ?? result.model.layers - 1) + 1,
+    h: head + 1,
+  };
+  if (stage === null || HEAD_STAGES.has(stage)) return t('realHeads.which', vars);
+  if (LAYER_STAGES.has(stage)) return t('realHeads.whichLayer', vars);
+  return vars.name;
+}
+
+/** Words around realHeadName's: kind 'narr' (vars {which, text}: the narration, the head named
+ *  first), 'stageTitle' ({which, text}: a stage's title, the head named after it) or 'arcsTitle'
+ *  ({which, tok}: the arcs beside the stages). */
+export function realWords(t, kind, vars) {
+  if (kind === 'narr') return t('realHeads.narr', vars);
+  if (kind === 'stageTitle') return t('realHeads.stageTitle', vars);
+  return t('realHeads.arcsTitle', vars);
+}

@@ -15,7 +15,7 @@
 // The walkthrough marks them data-active="out" / "in" and, when asked (reveal), scrolls the page
 // by the least amount that puts them below the sticky player bar (#stagebar) and inside the
 // viewport. The page writes narrate(k) into #narration on every step, during play too.
-import { el } from './dom.js';
+import { el, writeOnce } from './dom.js';
 import { TokensStage } from './tokens.js';
 import { EmbeddingsStage } from './embeddings.js';
 import { ProjectStage } from './project.js';
@@ -103,9 +103,16 @@ export class Walkthrough {
       this.drawn === snap.stage &&
       (!this.stale || (view.update && view.update(this.model) !== false));
     this.stale = false;
+    const id = stages[snap.stage];
+    // a real model's head is named after the title (actions.realName: '' for the other models)
+    const which = this.realWhich(snap.stage);
+    const title = t(`stage.${id}.title`);
+    writeOnce(
+      this.dom.title,
+      'text',
+      `${snap.stage + 1}. ${which ? this.ctx.actions.realWords('stageTitle', { text: title, which }) : title}`,
+    );
     if (!fresh) {
-      const id = stages[snap.stage];
-      this.dom.title.textContent = `${snap.stage + 1}. ${t(`stage.${id}.title`)}`;
       // a stage whose introduction is not true for every model names its own (view.whatKey)
       const own = /** @type {{whatKey?: (model: any) => string}} */ (view).whatKey;
       this.dom.what.textContent = t(own?.call(view, this.model) || `stage.${id}.what`);
@@ -174,7 +181,25 @@ export class Walkthrough {
   }
 
   narrate(snap) {
-    return this.model && this.drawn === snap.stage ? this.stages[snap.stage].narrate(snap.k) : '';
+    if (!this.model || this.drawn !== snap.stage) return '';
+    return this.named(this.stages[snap.stage].narrate(snap.k), snap.stage);
+  }
+
+  /** A stage's sentence (text, or a says() {text, data}) as the narration says it: for a real
+   *  model, with the head it is about named first. */
+  named(said, stage) {
+    const which = said && this.model && this.realWhich(stage);
+    if (!which) return said;
+    // a real model's narration starts with the head it is about; data-says names it too
+    const text = typeof said === 'string' ? said : said.text;
+    const data = typeof said === 'string' ? {} : said.data;
+    return { text: this.ctx.actions.realWords('narr', { text, which }), data: { ...data, which } };
+  }
+
+  /** The words naming a real model's head on stage i ('' for the other models). */
+  realWhich(i) {
+    const { actions, stages } = this.ctx;
+    return actions.realName?.(this.model.result, this.model.state.head, stages[i]) || '';
   }
 }
 
