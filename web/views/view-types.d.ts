@@ -1,0 +1,76 @@
+// view-types.d.ts: the types of what the wiring (playground.js) hands every view: the translator,
+// the actions, the context object and a stage's model. For the type checker only (tsconfig.json);
+// the trace and its parts are the package's types (types/index.d.ts).
+import type { Matrix, Trace } from '../../types/index.js';
+import type { Core } from '../core.js';
+import type { Later } from './later.js';
+
+/** A locale string by key, with its {placeholders} filled (i18n.js's Translator.t). */
+export type Translate = (key: string, vars?: Record<string, unknown>) => string;
+
+/** A trace as the stages show it: one layer's matrices (core.js layerView). */
+export type ShownTrace = Trace & { layer?: number; layerCount?: number };
+
+/** The followed token and the chosen head. */
+export interface ViewState {
+  q: number;
+  head: number;
+}
+
+/** What a stage (and most views) draws: the shown trace and the followed token and head. */
+export interface StageModel {
+  result: ShownTrace;
+  state: ViewState;
+}
+
+/** A view's way back to the wiring (playground.js builds them; a view calls only some). */
+export interface Actions {
+  setFocus(i: number): void;
+  setHead(h: number): void;
+  setSetting(name: string, value: unknown): void;
+  setMany(changes: Record<string, unknown>): void;
+  setText(text: string, immediate?: boolean): void;
+  splitToken(i: number): void;
+  gotoStage(i: number): void;
+  gotoLayerStage(layer: number, i: number): void;
+  scrubTo(k: number): void;
+  announce(text: string): void;
+  moveFocus(d: number): void;
+  cycleHead(): void;
+  toggleLang(): void;
+  focusText(): void;
+  hasCustomModel(): boolean;
+  useCustomModel(): void;
+  hasRealModel(): boolean;
+  /** the real model's card (core.js realModel), or null without one */
+  realInfo(): Record<string, unknown> | null;
+  /** absent where no real-model module sits beside the page */
+  loadReal?: (files: unknown, how?: unknown) => Promise<unknown>;
+  unloadReal(): void;
+  openHead(layer: number, head: number): void;
+  errorText(e: unknown): string;
+  waitForGuess(): void;
+  guessMade(): void;
+  rerender(): void;
+  predictOn(): boolean;
+}
+
+/** The context views are built with; each view takes the fields it needs (Pick<ViewContext, ...>). */
+export interface ViewContext {
+  t: Translate;
+  core: Core;
+  actions: Actions;
+  later: Later;
+  /** the walkthrough's stage ids, in order */
+  stages: readonly string[];
+  /** resolves once the strings fetched with a view's code are in (i18n.js) */
+  wholeStrings: () => Promise<unknown>;
+  /** guesses per sentence and followed token (predict.js) */
+  predictions: Map<string, number>;
+  predictOn: () => boolean;
+  /** whether the walkthrough is waiting for a guess */
+  asking: () => boolean;
+}
+
+/** A matrix as views take it: the core's, or one built in JS with plain numbers. */
+export type MatrixLike = Matrix | { rows: number; cols: number; data: ArrayLike<number> };
