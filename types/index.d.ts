@@ -45,6 +45,10 @@ export interface Head {
   W_Q: Matrix;
   W_K: Matrix;
   W_V: Matrix;
+  /** a model with biases (GPT-2, BERT): 1 × d_k, this head's entries of each bias */
+  b_Q?: Matrix;
+  b_K?: Matrix;
+  b_V?: Matrix;
   Q: Matrix;
   K: Matrix;
   V: Matrix;

@@ -4,6 +4,7 @@
 import type { Matrix, Trace } from '../../types/index.js';
 import type { Core } from '../core.js';
 import type { Later } from './later.js';
+import type { Says } from './dom.js';
 
 /** A locale string by key, with its {placeholders} filled (i18n.js's Translator.t). */
 export type Translate = (key: string, vars?: Record<string, unknown>) => string;
@@ -34,7 +35,8 @@ export interface Actions {
   gotoStage(i: number): void;
   gotoLayerStage(layer: number, i: number): void;
   scrubTo(k: number): void;
-  announce(text: string): void;
+  /** a sentence for the narration line: plain text, or says()'s with its data-says */
+  announce(said: string | Says): void;
   moveFocus(d: number): void;
   cycleHead(): void;
   toggleLang(): void;
