@@ -103,6 +103,8 @@ export interface WalkStep {
 /** A trained model's card (schema.hpp model_card). */
 export interface ModelCard {
   name: string;
+  /** a real model's (GPT-2, BERT): its Hugging Face model_type */
+  model_type?: string;
   d_model: number;
   heads: number;
   d_k: number;

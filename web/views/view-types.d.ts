@@ -70,7 +70,7 @@ export interface ViewContext {
   /** guesses per sentence and followed token (predict.js) */
   predictions: Map<string, number>;
   predictOn: () => boolean;
-  /** whether the walkthrough is waiting for a guess */
+  /** whether the followed row's weights wait for the learner's guess (predict.js) */
   asking: () => boolean;
 }
 
