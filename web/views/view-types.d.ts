@@ -1,7 +1,7 @@
 // view-types.d.ts: the types of what the wiring (playground.js) hands every view: the translator,
 // the actions, the context object and a stage's model. For the type checker only (tsconfig.json);
 // the trace and its parts are the package's types (types/index.d.ts).
-import type { Matrix, Trace } from '../../types/index.js';
+import type { Layer, Matrix, Trace } from '../../types/index.js';
 import type { Core } from '../core.js';
 import type { Later } from './later.js';
 import type { Says } from './dom.js';
@@ -22,6 +22,24 @@ export interface ViewState {
 export interface StageModel {
   result: ShownTrace;
   state: ViewState;
+}
+
+/** A stage of the walkthrough (walkthrough.js states the contract each one follows). */
+export interface Stage {
+  /** how many steps the stage's animation has */
+  units(model: StageModel): number;
+  render(model: StageModel): void;
+  /** refreshes in place; false: the stage must be drawn anew */
+  update?(model: StageModel): boolean | void;
+  show(k: number): void;
+  narrate(k: number): string | Says;
+  active?(k: number): (Element | null | undefined)[];
+  /** ms (at speed 1) that playing stays on step k */
+  holdOf?(k: number, model: StageModel): number;
+  /** the locale key of the stage's introduction when the common one is not true for the model */
+  whatKey?(model: StageModel): string | null;
+  /** set by the walkthrough: this show() only refreshes (no replay) */
+  still?: boolean;
 }
 
 /** A view's way back to the wiring (playground.js builds them; a view calls only some). */
@@ -72,6 +90,10 @@ export interface ViewContext {
   predictOn: () => boolean;
   /** whether the followed row's weights wait for the learner's guess (predict.js) */
   asking: () => boolean;
+  /** the text the shown trace was computed from */
+  sentence: () => string | undefined;
+  /** every layer of the shown trace's model (traced again in full when the trace left them out) */
+  layers: () => Layer[] | undefined;
 }
 
 /** A matrix as views take it: the core's, or one built in JS with plain numbers. */
