@@ -45,6 +45,10 @@ export interface Head {
   W_Q: Matrix;
   W_K: Matrix;
   W_V: Matrix;
+  /** a model with biases (GPT-2, BERT): 1 × d_k, this head's entries of each bias */
+  b_Q?: Matrix;
+  b_K?: Matrix;
+  b_V?: Matrix;
   Q: Matrix;
   K: Matrix;
   V: Matrix;
@@ -100,6 +104,8 @@ export interface WalkStep {
 /** A trained model's card (schema.hpp model_card). */
 export interface ModelCard {
   name: string;
+  /** a real model's (GPT-2, BERT): its Hugging Face model_type */
+  model_type?: string;
   d_model: number;
   heads: number;
   d_k: number;

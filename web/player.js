@@ -4,6 +4,12 @@
 
 export const SPEEDS = Object.freeze([0.5, 1, 2, 4]);
 
+/** Where the walkthrough is: the stage, its step k of `units`, and the clock's state.
+ * @typedef {{stage: number, k: number, units: number, playing: boolean, speed: number}} Snapshot */
+/** The animation clock: the time now, and a frame requested and cancelled.
+ * @typedef {{now: () => number, request: (fn: FrameRequestCallback) => number,
+ *   cancel: (id: number) => void}} Clock */
+
 export class Player {
   /**
    * @param {object} o
@@ -11,9 +17,9 @@ export class Player {
    * @param {(stage:number)=>number} o.unitsOf  how many small steps a stage's animation has
    * @param {(stage:number, k:number)=>number} [o.holdOf]  ms (at speed 1) that playing stays on
    *   step k of a stage before going on; 0 for most steps (a stage's slow, explained steps)
-   * @param {(snap:object, why:string)=>void} o.onChange
+   * @param {(snap: Snapshot, why: string) => void} o.onChange
    * @param {boolean} [o.reducedMotion]  no in-between frames: a stage is shown whole
-   * @param {object} [o.clock]  {now(), request(fn), cancel(id)} (tests may pass a fake)
+   * @param {Clock} [o.clock]  {now(), request(fn), cancel(id)} (tests may pass a fake)
    */
   constructor({ stages, unitsOf, holdOf = () => 0, onChange, reducedMotion = false, clock }) {
     this.stages = stages;
@@ -21,6 +27,7 @@ export class Player {
     this.holdOf = holdOf;
     this.onChange = onChange;
     this.reducedMotion = reducedMotion;
+    /** @type {Clock} */
     this.clock = clock || {
       now: () => performance.now(),
       request: (fn) => requestAnimationFrame(fn),
@@ -39,6 +46,7 @@ export class Player {
     this.tick = this.tick.bind(this);
   }
 
+  /** @returns {Snapshot} */
   snapshot() {
     return {
       stage: this.stage,
@@ -49,6 +57,7 @@ export class Player {
     };
   }
 
+  /** @param {string} why */
   emit(why) {
     this.onChange(this.snapshot(), why);
   }
@@ -66,6 +75,7 @@ export class Player {
     this.emit('refresh');
   }
 
+  /** @param {number} stage @param {{atStart?: boolean}} [o] */
   goto(stage, { atStart = false } = {}) {
     this.stage = Math.min(this.stages - 1, Math.max(0, stage));
     this.units = Math.max(0, this.unitsOf(this.stage));
@@ -102,12 +112,14 @@ export class Player {
     } else if (this.stage > 0) this.goto(this.stage - 1);
   }
 
+  /** @param {number} k */
   scrub(k) {
     this.pause();
     this.k = Math.min(this.units, Math.max(0, Math.round(k)));
     this.emit('scrub');
   }
 
+  /** @param {number} s */
   setSpeed(s) {
     if (SPEEDS.includes(s)) {
       this.speed = s;

@@ -4,6 +4,10 @@
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 export const MATH_NS = 'http://www.w3.org/1998/Math/MathML';
 
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** A sentence with its data-says: {text, data: {key, ...the raw values it names}}.
+ *  @typedef {{text: string, data: Record<string, unknown>}} Says */
+
 /**
  * Creates an element: el(tag, {class, text, dataset, on: {click: fn}, ...attributes}, children).
  * Every other key is an attribute: null, undefined and false leave it out, true writes it empty
@@ -36,12 +40,15 @@ export function el(tag, opts = {}, children = [], ns = null) {
   return node;
 }
 
-/** An SVG element; attrs as for el. */
+/** An SVG element; attrs as for el.
+ * @param {string} tag @param {Record<string, any>} [attrs] @param {any} [children] */
 export const svg = (tag, attrs = {}, children = []) => el(tag, attrs, children, SVG_NS);
-/** A MathML element; attrs as for el. */
+/** A MathML element; attrs as for el.
+ * @param {string} tag @param {Record<string, any>} [attrs] @param {any} [children] */
 export const mathml = (tag, attrs = {}, children = []) => el(tag, attrs, children, MATH_NS);
 
-/** Sets a node's text only when it differs from what was last set here (see writeOnce). */
+/** Sets a node's text only when it differs from what was last set here (see writeOnce).
+ * @param {Element} node @param {string | number | null | undefined} text */
 export function setText(node, text) {
   writeOnce(node, 'text', text);
 }
@@ -50,12 +57,18 @@ export function setText(node, text) {
  * A sentence the page says about numbers: its text (locale key + vars) and, for data-says, the
  * key and the raw values it names (token indices, unformatted numbers), so a test can check the
  * sentence against the trace without parsing prose.
+ * @param {Translate} t
+ * @param {string} key
+ * @param {Record<string, unknown>} [vars]
+ * @param {Record<string, unknown>} [data]
+ * @returns {Says}
  */
 export function says(t, key, vars, data = {}) {
   return { text: t(key, vars), data: { key, ...data } };
 }
 
-/** Writes a says() sentence into a node: its text and its data-says. */
+/** Writes a says() sentence into a node: its text and its data-says.
+ * @param {Element} node @param {Says} s */
 export function setSays(node, s) {
   setText(node, s.text);
   writeOnce(node, 'data-says', JSON.stringify(s.data));
@@ -65,6 +78,9 @@ export function setSays(node, s) {
  * Writes a node's text (what = 'text') or an attribute only when it differs from what was last
  * written here, compared in JS: reading textContent or getAttribute back makes a new string
  * each time, and on every keystroke that garbage adds up to collector pauses.
+ * @param {Element & {apWritten?: Record<string, string | null>}} node
+ * @param {string} what
+ * @param {unknown} value
  */
 export function writeOnce(node, what, value) {
   const v = value == null ? null : String(value);
@@ -79,6 +95,7 @@ export function writeOnce(node, what, value) {
 /**
  * A teaching panel that throws is a bug: it is reported as an error (the browser tests fail on
  * any) and its box says so; the walkthrough and the other panels keep working.
+ * @param {Element} box @param {unknown} error @param {Translate} t
  */
 export function panelFailed(box, error, t) {
   console.error('a teaching panel failed', error);
@@ -93,6 +110,7 @@ export function panelFailed(box, error, t) {
  * the class off and reading offsetWidth to put it back forced a layout of the page in the middle of
  * drawing). `still` (the stage is only being refreshed: a keystroke, another query) leaves running
  * or finished animations as they are.
+ * @param {Element} node @param {boolean} [still]
  */
 export function replay(node, still = false) {
   if (!node.classList.contains('play')) {
@@ -107,7 +125,8 @@ export function replay(node, still = false) {
 }
 
 /** Sets a width in percent, to a tenth of a percent (finer is invisible), only when it differs: a bar that did
- *  not move costs no style recalculation. */
+ *  not move costs no style recalculation.
+ * @param {HTMLElement & {apWidth?: string}} node @param {number} percent */
 export function setWidth(node, percent) {
   const w = `${percent.toFixed(1)}%`;
   if (node.apWidth !== w) {
@@ -116,13 +135,14 @@ export function setWidth(node, percent) {
   }
 }
 
-/** Remove all children. */
+/** Remove all children. @param {Node} node */
 export function clear(node) {
   while (node.firstChild) node.removeChild(node.firstChild);
 }
 
 /** An id for label/aria wiring that two copies of a panel on one document never share: 64 random
- *  bits (no counter kept between calls). */
+ *  bits (no counter kept between calls).
+ * @param {string} prefix */
 export function uid(prefix) {
   const [a, b] = crypto.getRandomValues(new Uint32Array(2));
   return `${prefix}-${a.toString(36)}${b.toString(36)}`;

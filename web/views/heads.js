@@ -8,21 +8,60 @@ import { matrixBlock, MatrixTable, keyCols, keyRows } from './matrix-table.js';
 import { headTaught, taughtSentence, withMark } from './taught.js';
 import { matrixView, refreshStage, tokenMapView } from './heatmap.js';
 import { HeadShapes } from './head-shapes.js';
+/** @typedef {import('./heatmap.js').MatrixView} MatrixView */
+/** @typedef {import('./heatmap.js').ViewArgs} ViewArgs */
+/** @typedef {import('./heatmap.js').ViewPair} ViewPair */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
 
 const COMPACT = 4; // columns of concat, W_O and output (and rows of W_O) shown before "… n more"
 
 export class HeadsStage {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
     this.shapes = new HeadShapes(ctx);
+    /** @type {StageModel} the model drawn (render) */
+    this.model;
+    /** @type {MatrixView[]} each head's weights (render) */
+    this.headViews;
+    /** @type {HTMLElement[]} */
+    this.topLines;
+    /** @type {HTMLElement[]} */
+    this.headBlocks;
+    /** @type {MatrixView} */
+    this.concat;
+    /** @type {MatrixView} */
+    this.wo;
+    /** @type {MatrixView} */
+    this.out;
+    /** @type {HTMLElement} */
+    this.concatBlock;
+    /** @type {HTMLElement} */
+    this.woBlock;
+    /** @type {HTMLElement} */
+    this.outBlock;
+    /** @type {HTMLElement} */
+    this.residual;
+    /** @type {HTMLElement} */
+    this.residualTitle;
+    /** @type {HTMLElement} */
+    this.residualBox;
+    /** @type {HTMLElement} */
+    this.merge;
+    /** @type {number} the step shown */
+    this.k;
   }
 
+  /** @param {StageModel} model */
   units(model) {
     return model.result.config.heads + 2;
   }
 
-  // the matrices shown, as matrixView's arguments: each head's weights, concat, W_O, output
+  /** the matrices shown, as matrixView's arguments: each head's weights, concat, W_O, output
+   * @param {StageModel} model
+   * @returns {{heads: ViewArgs[], concat: ViewArgs, wo: ViewArgs, out: ViewArgs}} */
   views(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -77,6 +116,7 @@ export class HeadsStage {
     };
   }
 
+  /** @param {StageModel} model */
   update(model) {
     if (
       !refreshStage(
@@ -85,12 +125,14 @@ export class HeadsStage {
         (m) => [m.result.config.heads, m.state.q],
         (m) => {
           const v = this.views(m);
-          return [
-            ...this.headViews.map((x, h) => [x, v.heads[h]]),
+          /** @type {ViewPair[]} */
+          const pairs = [
+            ...this.headViews.map((x, h) => /** @type {ViewPair} */ ([x, v.heads[h]])),
             [this.concat, v.concat],
             [this.wo, v.wo],
             [this.out, v.out],
           ];
+          return pairs;
         },
       )
     )
@@ -110,7 +152,7 @@ export class HeadsStage {
     this.residualBox.hidden = tr.layer == null;
     if (tr.layer == null) return;
     const l = tr.layer + 1;
-    const n = tr.layerCount;
+    const n = /** @type {number} layerView sets it with layer */ (tr.layerCount);
     setText(this.residualTitle, t('heads.residualTitle', { l, n }));
     setText(
       this.residual,
@@ -142,7 +184,7 @@ export class HeadsStage {
     this.headBlocks.forEach((fig, h) => {
       fig.dataset.taught = String(headTaught(this.model.result, h));
       setText(
-        fig.querySelector('.mtitle'),
+        /** @type {Element} matrixBlock's title */ (fig.querySelector('.mtitle')),
         withMark(this.ctx.t, this.model.result, h, this.ctx.t('heads.head', { h: h + 1 })),
       );
     });
@@ -157,10 +199,12 @@ export class HeadsStage {
   }
 
   // the stage's introduction: the article's program runs one head with no W_O to mix
+  /** @param {StageModel} model */
   whatKey(model) {
     return model.result.program ? 'stage.heads.whatNumpy' : null;
   }
 
+  /** @param {StageModel} model */
   render(model) {
     const { t, actions } = this.ctx;
     const tr = model.result;
@@ -255,6 +299,7 @@ export class HeadsStage {
     this.shapes.update(model);
   }
 
+  /** @param {number} k */
   show(k) {
     this.k = k;
     const h = this.model.result.config.heads;
@@ -282,10 +327,12 @@ export class HeadsStage {
     void n;
   }
 
+  /** @param {number} k */
   active(k) {
     const tr = this.model.result;
     const q = this.model.state.q;
-    const live = (c, box) => (c.isConnected ? c : box);
+    const live = (/** @type {Element} */ c, /** @type {Element} */ box) =>
+      c.isConnected ? c : box;
     if (k >= 1 && k <= tr.config.heads)
       return [
         live(this.headViews[k - 1].cell(q, this.tops()[k - 1].best), this.headBlocks[k - 1]),
@@ -296,6 +343,7 @@ export class HeadsStage {
     return [this.headBlocks[0]];
   }
 
+  /** @param {number} k */
   narrate(k) {
     const tr = this.model.result;
     const labels = this.model.result.tokens;

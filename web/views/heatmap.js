@@ -15,6 +15,15 @@ export const HEATMAP_ROWS = 48;
 export const HEATMAP_CELLS = 8192;
 const PAGE_ROWS = 16;
 
+/** @typedef {import('../../types/index.js').Matrix} Matrix */
+/** @typedef {import('./matrix-table.js').MatrixOptions} MatrixOptions */
+/** A view matrixView made, refreshed in place (refreshViews).
+ *  @typedef {MatrixTable | Heatmap} MatrixView */
+/** matrixView's arguments. @typedef {[Matrix, MatrixOptions]} ViewArgs */
+/** A view and matrixView's arguments for its next matrix.
+ *  @typedef {[MatrixView | null | undefined, ViewArgs]} ViewPair */
+
+/** Whether matrixView draws m as a heatmap. @param {Matrix} m @param {MatrixOptions} [o] */
 export function useHeatmap(m, o = {}) {
   return (
     (m.rows > HEATMAP_ROWS && (o.tokenRows || m.cols > HEATMAP_ROWS)) ||
@@ -23,7 +32,8 @@ export function useHeatmap(m, o = {}) {
 }
 
 /** A MatrixTable for small matrices, a Heatmap for large ones. o: MatrixTable's options + t,
- *  tokenRows (a row per token). */
+ *  tokenRows (a row per token).
+ * @param {Matrix} m @param {MatrixOptions} o @returns {MatrixView} */
 export function matrixView(m, o) {
   return useHeatmap(m, o) ? new Heatmap(m, o) : new MatrixTable(m, o);
 }
@@ -32,12 +42,12 @@ export function matrixView(m, o) {
  * matrixView's arguments for one head's n × n map of a trace (row = query i, column = key j): its
  * matrix `name` with the tokens on both sides and a window of keyCols() key columns. `more` adds
  * to those options or replaces them (weight, extra, a window with rows, onSelect).
- * @param {(key: string, vars?: object) => string} t
+ * @param {import('./view-types.js').Translate} t
  * @param {import('../../types/index.js').Trace} result
  * @param {number} head
  * @param {'scores' | 'scaled' | 'masked' | 'weights'} name
- * @param {object} [more]
- * @returns {[import('../../types/index.js').Matrix, Record<string, any>]}
+ * @param {MatrixOptions} [more]
+ * @returns {[Matrix, MatrixOptions]}
  */
 export function tokenMapView(t, result, head, name, more = {}) {
   const labels = result.tokens;
@@ -58,7 +68,8 @@ export function tokenMapView(t, result, head, name, more = {}) {
 }
 
 /** The steps of a stage that walks a map row by row (one per query) and then comes back to the
- *  followed row: n + 1. */
+ *  followed row: n + 1.
+ * @param {import('./view-types.js').StageModel} model */
 export function rowSteps(model) {
   return model.result.config.n + 1;
 }
@@ -74,6 +85,11 @@ export function rowSteps(model) {
  * touched (the stage is then drawn anew) when what its structure depends on, shape(model) (e.g.
  * [head, causal]), differs from the drawn model's, or a view must change kind.
  * pairs(model): the [view, [m, o]] pairs for refreshViews.
+ * @template M
+ * @param {{model: M, ctx: {later: import('./later.js').Later}}} stage
+ * @param {M} model
+ * @param {(model: M) => unknown} shape
+ * @param {(model: M) => ViewPair[]} pairs
  */
 export function refreshStage(stage, model, shape, pairs) {
   if (String(shape(model)) !== String(shape(stage.model))) return false;
@@ -82,6 +98,7 @@ export function refreshStage(stage, model, shape, pairs) {
   return true;
 }
 
+/** @param {ViewPair[]} pairs @param {import('./later.js').Later} later */
 export function refreshViews(pairs, later) {
   if (pairs.some(([v, [m, o]]) => !v || useHeatmap(m, o) !== v instanceof Heatmap)) return false;
   for (const [v, [m, o]] of pairs) later.refresh(v, m, o);
@@ -90,6 +107,8 @@ export function refreshViews(pairs, later) {
 
 // cell colours as bytes, written at px[i..i+3]: the same hues as util.tint, stronger because no
 // text sits on them
+/** @param {Uint8ClampedArray} px @param {number} i @param {number} v @param {number} scale
+ *  @param {boolean | undefined} weight */
 function rgbInto(px, i, v, scale, weight) {
   if (v === -Infinity) {
     px[i] = 110;
@@ -113,7 +132,8 @@ function rgbInto(px, i, v, scale, weight) {
   px[i + 3] = 255;
 }
 /** Paints an attention-weights matrix (n × n, each in [0, 1]) into `canvas`, one pixel per cell
- *  (CSS scales it); masked cells grey, as in the stages' heatmaps. */
+ *  (CSS scales it); masked cells grey, as in the stages' heatmaps.
+ * @param {HTMLCanvasElement} canvas @param {Matrix} m */
 export function paintWeights(canvas, m) {
   canvas.width = Math.max(1, m.cols);
   canvas.height = Math.max(1, m.rows);
@@ -129,15 +149,17 @@ const HUE_NEG = [194, 65, 12];
 const PENDING = [236, 238, 242];
 
 export class Heatmap {
-  /** @param {object} m {rows, cols, data}  @param {object} o see MatrixTable, plus t (translator) */
+  /** @param {Matrix} m {rows, cols, data}  @param {MatrixOptions} o see MatrixTable, plus t */
   constructor(m, o) {
     this.m = m;
     this.o = o;
     /** @type {HTMLElement | null} the "rows × cols" line, when matrixBlock shows the view */
     this.shapeEl = null;
+    /** @type {import('./view-types.js').Translate} */
     const t = o.t || ((k) => k);
     this.t = t;
     this.revealed = m.rows * m.cols;
+    /** @type {{row: number[], col: number[], cell: [number, number][]}} at most one of each */
     this.marks = { row: [], col: [], cell: [] };
     this.scale = maxAbsFinite(m.data);
     this.zoom = Math.max(1, Math.min(12, Math.floor(1024 / Math.max(m.rows, m.cols))));
@@ -152,7 +174,13 @@ export class Heatmap {
       role: 'img',
       'aria-label': t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
     });
-    this.ctx2d = this.canvas.getContext('2d');
+    this.ctx2d = /** @type {CanvasRenderingContext2D} a new canvas has its 2d context */ (
+      this.canvas.getContext('2d')
+    );
+    /** @type {ImageData} the matrix as pixels */
+    this.full = /** @type {any} set by images() */ (null);
+    /** @type {ImageData} the not-yet-revealed look */
+    this.blank = /** @type {any} set by images() */ (null);
     this.images(m);
     this.ctx2d.putImageData(this.full, 0, 0);
     this.boxes = {
@@ -165,6 +193,7 @@ export class Heatmap {
     this.plane = el('div', { class: 'heatmap-plane' }, [this.canvas, ...Object.values(this.boxes)]);
     this.readout = el('p', { class: 'heatmap-readout', 'aria-live': 'polite' });
     this.zoomText = el('span', { class: 'heatmap-zoom' });
+    /** @param {string} key @param {string} text @param {number} d */
     const zbtn = (key, text, d) =>
       el('button', {
         class: 'action small',
@@ -185,6 +214,16 @@ export class Heatmap {
       this.pageBox,
     ]);
     this.page = -1;
+    /** @type {MatrixTable | null} the focus row's table */
+    this.stripTable = null;
+    /** @type {HTMLTableCellElement[] | null} its cells */
+    this.stripCells = null;
+    /** @type {HTMLElement} its title (showStrip) */
+    this.stripTitle = el('p');
+    /** @type {HTMLElement} its scroller (showStrip) */
+    this.stripBox = el('div');
+    /** @type {HTMLTableCellElement | undefined} cell()'s detached spare */
+    this.spare = undefined;
     this.details.addEventListener('toggle', () => {
       if (this.details.open && this.page < 0) this.showPage(0);
     });
@@ -212,6 +251,7 @@ export class Heatmap {
 
   // the matrix as pixels (full) and the not-yet-revealed look (blank); the buffers are kept
   // while the size stays
+  /** @param {Matrix} m */
   images(m) {
     const { o } = this;
     if (!this.full || this.full.width !== m.cols || this.full.height !== m.rows) {
@@ -232,7 +272,8 @@ export class Heatmap {
 
   /** The next trace's matrix (same meaning; the shape may differ): redrawn in place; marks,
    *  zoom and cursor kept (clamped to the new size); the focus strip and an open page of the
-   *  table rewritten. */
+   *  table rewritten.
+   * @param {Matrix} m @param {MatrixOptions} [o] */
   update(m, o = this.o) {
     const total = this.m.rows * this.m.cols;
     const full = this.revealed >= total;
@@ -268,12 +309,13 @@ export class Heatmap {
     this.showStrip(strip);
     if (resized) this.setZoom(this.zoom);
     else this.placeBoxes();
-    this.read(...this.cursor);
+    this.read(this.cursor[0], this.cursor[1]);
     if (this.details.open) this.showPage(this.page);
     else this.page = -1;
     return this;
   }
 
+  /** @param {number} z */
   setZoom(z) {
     this.zoom = Math.max(1, Math.min(16, Math.round(z)));
     const { rows, cols } = this.m;
@@ -285,27 +327,29 @@ export class Heatmap {
   }
 
   listen() {
+    /** @param {MouseEvent} ev @returns {[number, number]} */
     const at = (ev) => {
       const r = Math.floor(ev.offsetY / this.zoom);
       const c = Math.floor(ev.offsetX / this.zoom);
       return [Math.min(this.m.rows - 1, Math.max(0, r)), Math.min(this.m.cols - 1, Math.max(0, c))];
     };
-    this.canvas.addEventListener('pointermove', (ev) => {
+    this.canvas.addEventListener('pointermove', (/** @type {PointerEvent} */ ev) => {
       const [r, c] = at(ev);
       this.read(r, c);
     });
-    this.canvas.addEventListener('click', (ev) => {
+    this.canvas.addEventListener('click', (/** @type {MouseEvent} */ ev) => {
       const [r, c] = at(ev);
       this.moveCursor(r, c);
       if (this.o.onSelect) this.o.onSelect(r, c);
     });
-    this.canvas.addEventListener('focus', () => this.moveCursor(...this.cursor));
+    this.canvas.addEventListener('focus', () => this.moveCursor(this.cursor[0], this.cursor[1]));
     this.canvas.addEventListener('blur', () => {
       this.boxes.cursor.hidden = true;
     });
-    this.canvas.addEventListener('keydown', (ev) => {
+    this.canvas.addEventListener('keydown', (/** @type {KeyboardEvent} */ ev) => {
       let [r, c] = this.cursor;
       const big = 8;
+      /** @type {Record<string, [number, number]>} */
       const moves = {
         ArrowUp: [-1, 0],
         ArrowDown: [1, 0],
@@ -331,6 +375,7 @@ export class Heatmap {
     });
   }
 
+  /** @param {number} r @param {number} c */
   moveCursor(r, c) {
     this.cursor = [r, c];
     this.boxes.cursor.hidden = false;
@@ -347,11 +392,13 @@ export class Heatmap {
     }
   }
 
+  /** @param {readonly string[] | undefined} list @param {number} i */
   label(list, i) {
     return list ? list[i] : String(i + 1);
   }
 
-  /** The readout: which cell, its labels and its value (and the row's extra value, e.g. the sum). */
+  /** The readout: which cell, its labels and its value (and the row's extra value, e.g. the sum).
+   * @param {number} r @param {number} c */
   read(r, c) {
     const o = this.o;
     const v = this.m.data[r * this.m.cols + c];
@@ -366,6 +413,8 @@ export class Heatmap {
       }) + extra;
   }
 
+  /** @param {HTMLElement} box @param {number} r @param {number} c @param {number} h
+   *  @param {number} w */
   place(box, r, c, h, w) {
     box.style.top = `${r * this.zoom}px`;
     box.style.left = `${c * this.zoom}px`;
@@ -388,7 +437,8 @@ export class Heatmap {
       this.place(this.boxes.cursor, this.cursor[0], this.cursor[1], 1, 1);
   }
 
-  // paint cells [lo, hi) (row-major) from `src`
+  /** paint cells [lo, hi) (row-major) from `src`
+   * @param {number} lo @param {number} hi @param {ImageData} src */
   paint(lo, hi, src) {
     const cols = this.m.cols;
     while (lo < hi) {
@@ -406,7 +456,8 @@ export class Heatmap {
     }
   }
 
-  /** Show only the first `count` cells in row-major order (the rest are blank). */
+  /** Show only the first `count` cells in row-major order (the rest are blank).
+   * @param {number} count */
   reveal(count) {
     const total = this.m.rows * this.m.cols;
     count = Math.max(0, Math.min(total, count));
@@ -416,6 +467,7 @@ export class Heatmap {
     this.pendStrip();
   }
 
+  /** @param {number} rows */
   revealRows(rows) {
     this.reveal(rows * this.m.cols);
   }
@@ -424,35 +476,56 @@ export class Heatmap {
    *  @param {number} _c  @param {number} [_r] */
   moveWindow(_c, _r) {}
 
-  /** Marks: one row, one column or one cell is outlined; the focus row's cells are shown as DOM. */
+  /** Marks: one row, one column or one cell is outlined; the focus row's cells are shown as DOM.
+   * @param {'row' | 'col' | 'cell'} kind @param {readonly (number | readonly number[])[]} list
+   *   row and column indices, or [r, c] cells */
   mark(kind, list) {
-    const ok = list.filter((x) =>
-      kind === 'cell'
-        ? x[0] >= 0 && x[0] < this.m.rows && x[1] >= 0 && x[1] < this.m.cols
-        : x >= 0 && x < (kind === 'col' ? this.m.cols : this.m.rows),
+    if (kind === 'cell') {
+      const ok = /** @type {[number, number][]} a cell mark is a list of [r, c] */ (
+        list.filter(
+          (x) =>
+            typeof x !== 'number' &&
+            x[0] >= 0 &&
+            x[0] < this.m.rows &&
+            x[1] >= 0 &&
+            x[1] < this.m.cols,
+        )
+      );
+      this.marks.cell = ok.slice(0, 1);
+      this.placeBoxes();
+      if (ok.length && !this.marks.row.length) this.showStrip(ok[0][0]);
+      for (const td of this.stripCells || []) td.classList.remove('mark-cell');
+      if (ok.length && ok[0][0] === this.stripRow && this.stripCells)
+        this.stripCells[ok[0][1]].classList.add('mark-cell');
+      return;
+    }
+    const ok = /** @type {number[]} a row or column mark is a list of indices */ (
+      list.filter(
+        (x) => typeof x === 'number' && x >= 0 && x < this.m[kind === 'col' ? 'cols' : 'rows'],
+      )
     );
     this.marks[kind] = ok.slice(0, 1);
     this.placeBoxes();
     if (kind === 'row' && ok.length) this.showStrip(ok[0]);
-    if (kind === 'cell' && ok.length && !this.marks.row.length) this.showStrip(ok[0][0]);
     for (const td of this.stripCells || []) td.classList.remove('mark-cell');
-    if (kind === 'cell' && ok.length && ok[0][0] === this.stripRow)
-      this.stripCells[ok[0][1]].classList.add('mark-cell');
   }
 
-  /** The DOM cell of (r, c) when it is in the focus row; a detached cell otherwise. */
+  /** The DOM cell of (r, c) when it is in the focus row; a detached cell otherwise.
+   * @param {number} r @param {number} c @returns {HTMLTableCellElement} */
   cell(r, c) {
-    if (r === this.stripRow && this.stripCells[c]) return this.stripCells[c];
+    if (r === this.stripRow && this.stripCells?.[c]) return this.stripCells[c];
     if (!this.spare) this.spare = document.createElement('td');
     return this.spare;
   }
 
-  // the focus row as a one-row table of real cells (a MatrixTable of that row, kept and refreshed)
+  /** the focus row as a one-row table of real cells (a MatrixTable of that row, kept and refreshed)
+   * @param {number} r */
   showStrip(r) {
     if (r === this.stripRow) return;
     this.stripRow = r;
     const { m, o } = this;
     const row = { rows: 1, cols: m.cols, data: m.data.subarray(r * m.cols, (r + 1) * m.cols) };
+    /** @type {MatrixOptions} */
     const so = {
       name: o.name,
       head: o.head,
@@ -474,11 +547,11 @@ export class Heatmap {
       this.stripTable = new MatrixTable(row, so);
       if (o.onSelect) {
         this.stripTable.table.classList.add('selectable');
-        this.stripTable.table.addEventListener('click', (ev) => {
-          const td = ev.target.closest('td[data-col]');
-          if (td && this.o.onSelect) {
-            this.moveCursor(this.stripRow, +td.dataset.col);
-            this.o.onSelect(this.stripRow, +td.dataset.col);
+        this.stripTable.table.addEventListener('click', (/** @type {MouseEvent} */ ev) => {
+          const td = /** @type {Element} */ (ev.target).closest('td[data-col]');
+          if (td instanceof HTMLElement && this.o.onSelect) {
+            this.moveCursor(this.stripRow, Number(td.dataset.col));
+            this.o.onSelect(this.stripRow, Number(td.dataset.col));
           }
         });
       }
@@ -500,7 +573,8 @@ export class Heatmap {
     this.stripCells.forEach((td, c) => td.classList.toggle('pending', base + c >= this.revealed));
   }
 
-  // every value as a table, PAGE_ROWS rows at a time (a 512 x 512 table at once would be 262,144 cells)
+  /** every value as a table, PAGE_ROWS rows at a time (a 512 x 512 table at once would be 262,144
+   *  cells) @param {number} p */
   showPage(p) {
     const { m, o, t } = this;
     const pages = Math.ceil(m.rows / PAGE_ROWS);
@@ -522,6 +596,7 @@ export class Heatmap {
         caption: t('heat.label', { name: o.name, rows: m.rows, cols: m.cols }),
       },
     );
+    /** @param {string} key @param {number} d @param {boolean} disabled */
     const nav = (key, d, disabled) =>
       el('button', {
         class: 'action small',

@@ -6,23 +6,50 @@ import { el, setText, writeOnce, replay } from './dom.js';
 import { fmt, rowOf } from './format.js';
 import { matrixBlock, StripWindow } from './matrix-table.js';
 import { matrixView, refreshStage, rowSteps, tokenMapView } from './heatmap.js';
+/** @typedef {import('./heatmap.js').MatrixView} MatrixView */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
 
 export class MaskStage {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core'>} ctx */
   constructor(root, ctx) {
     this.still = false; // set by the walkthrough: this show() only refreshes (no replay)
     this.root = root;
     this.ctx = ctx;
+    /** @type {StageModel} */
+    this.model;
+    /** @type {MatrixView} */
+    this.m;
+    /** @type {HTMLElement} */
+    this.stripTitle;
+    /** @type {HTMLElement} */
+    this.head;
+    /** @type {HTMLElement} */
+    this.before;
+    /** @type {HTMLElement} */
+    this.after;
+    /** @type {HTMLElement} */
+    this.strip;
+    /** @type {StripWindow} */
+    this.stripWin;
+    /** @type {number} */
+    this.k;
+    /** @type {string | undefined} the row and step whose animation last played */
+    this.last;
   }
 
-  // one step per row, then the followed row again
+  /** one step per row, then the followed row again
+   * @param {StageModel} model */
   units(model) {
     return rowSteps(model);
   }
 
+  /** @param {StageModel} model */
   view(model) {
     return tokenMapView(this.ctx.t, model.result, model.state.head, 'masked');
   }
 
+  /** @param {StageModel} model */
   update(model) {
     return refreshStage(
       this,
@@ -32,6 +59,7 @@ export class MaskStage {
     );
   }
 
+  /** @param {StageModel} model */
   render(model) {
     const { t, actions } = this.ctx;
     const tr = model.result;
@@ -65,11 +93,13 @@ export class MaskStage {
     );
   }
 
+  /** @param {number} k */
   rowAt(k) {
     const n = this.model.result.config.n;
     return k >= 1 && k <= n ? k - 1 : this.model.state.q;
   }
 
+  /** @param {number} k */
   show(k) {
     this.k = k;
     const tr = this.model.result;
@@ -81,7 +111,8 @@ export class MaskStage {
     this.drawStrip(r, k);
   }
 
-  // row r: scaled scores above, masked below; the cells that become −∞ flip (CSS)
+  /** row r: scaled scores above, masked below; the cells that become −∞ flip (CSS)
+   * @param {number} r @param {number} k */
   drawStrip(r, k) {
     const { t } = this.ctx;
     const tr = this.model.result;
@@ -95,8 +126,9 @@ export class MaskStage {
       this.stripTitle,
       t(tr.config.causal ? 'mask.rowOn' : 'mask.rowOff', { tok: labels[r], i: r + 1, hidden }),
     );
+    /** @param {HTMLElement} tr_ @param {number} count @param {(j: number) => HTMLElement} make */
     const fit = (tr_, count, make) => {
-      while (tr_.children.length > count + 1) tr_.lastChild.remove();
+      while (tr_.children.length > count + 1) tr_.lastElementChild?.remove();
       while (tr_.children.length < count + 1) tr_.append(make(tr_.children.length - 1));
     };
     if (!this.head.firstChild) {
@@ -111,10 +143,12 @@ export class MaskStage {
       setText(this.head.children[j + 1], labels[j]);
       const x = this.before.children[j + 1];
       const y = this.after.children[j + 1];
-      for (const [td, v] of [
+      /** @type {[Element, number][]} */
+      const cells = [
         [x, a[j]],
         [y, b[j]],
-      ]) {
+      ];
+      for (const [td, v] of cells) {
         writeOnce(td, 'data-head', this.model.state.head);
         writeOnce(td, 'data-row', r);
         writeOnce(td, 'data-value', v);
@@ -131,6 +165,7 @@ export class MaskStage {
     }
   }
 
+  /** @param {number} k */
   active(k) {
     const r = this.rowAt(k);
     const cell = this.m.cell(r, Math.min(r + 1, this.model.result.config.n - 1));
@@ -138,6 +173,7 @@ export class MaskStage {
     return [this.strip.parentElement, cell.isConnected ? cell : this.m.table];
   }
 
+  /** @param {number} k */
   narrate(k) {
     const tr = this.model.result;
     const r = this.rowAt(k);

@@ -8,6 +8,36 @@ import { fmt, maxAbsFinite, tint, tintScale } from './format.js';
  *  those, since a clipped cell is a paint chunk of its own, placed again on every frame. */
 const LONG_LABEL = 8;
 
+/** @typedef {import('./view-types.js').MatrixLike} MatrixLike */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** A table cell as MatrixTable keeps it: apHidden (outside the window), apValue (the extra
+ *  column's value as written).
+ *  @typedef {HTMLTableCellElement & {apHidden?: boolean, apValue?: number}} Cell */
+/** One row's elements: its <tr>, its cells, its extra cell (with o.extra).
+ *  @typedef {{tr: HTMLTableRowElement, cells: Cell[], extra: Cell | null}} RowEls */
+/**
+ * A matrix view's options (MatrixTable's; Heatmap reads the same).
+ * @typedef {object} MatrixOptions
+ * @property {string} [name] the matrix's name (data-matrix)
+ * @property {number} [head] its head (data-head)
+ * @property {string} [caption]
+ * @property {readonly string[]} [rowLabels]
+ * @property {readonly string[]} [colLabels]
+ * @property {string} [corner] the top-left cell's text
+ * @property {boolean} [weight] attention weights: 0..1 in one hue
+ * @property {number} [scale] the tint scale (default: from the values)
+ * @property {(r: number, c: number) => void} [onSelect] a cell picked (click or keys)
+ * @property {number} [digits] decimals shown
+ * @property {{title: string, values: ArrayLike<number>, name: string}} [extra] one more column
+ *   after the matrix, e.g. row sums; not part of the matrix
+ * @property {number} [firstRow] the matrix holds rows firstRow.. of a larger one
+ * @property {{cols?: number, rows?: number}} [window] a compact view of so many columns and rows
+ * @property {Translate} [t] the translator (Heatmap; MatrixTable takes it in matrixBlock)
+ * @property {boolean} [tokenRows] a row per token (matrixView: a heatmap above HEATMAP_ROWS)
+ * @property {boolean} [selectOnMove] Heatmap: false when the arrow keys only move the cursor
+ */
+
+/** @param {Cell} th @param {string} text */
 function writeLabel(th, text) {
   writeOnce(th, 'text', text);
   const long = [...text].length > LONG_LABEL;
@@ -23,16 +53,16 @@ function writeLabel(th, text) {
  */
 export class MatrixTable {
   /**
-   * @param {object} m {rows, cols, data}
-   * @param {object} o {name, head, caption, rowLabels, colLabels, corner, weight, scale,
-   *                    onSelect(r, c), digits, extra: {title, values, name}, firstRow}
-   *   extra: one more column after the matrix, e.g. row sums; not part of the matrix.
-   *   firstRow: m holds rows firstRow.. of a larger matrix (data-row says so); not with onSelect.
+   * @param {MatrixLike} m {rows, cols, data}
+   * @param {MatrixOptions} o firstRow: m holds rows firstRow.. of a larger matrix (data-row says
+   *   so); not with onSelect.
    */
   constructor(m, o) {
+    /** @type {MatrixLike} */
     this.m = { rows: 0, cols: 0, data: new Float32Array(0) };
     this.o = o;
     this.revealed = 0;
+    /** @type {Record<'row' | 'col' | 'cell', Element[]>} the marked elements of each kind */
     this.marks = { row: [], col: [], cell: [] };
     const table = el('table', {
       class: `matrix${o.weight ? ' weights' : ''}${o.onSelect ? ' selectable' : ''}`,
@@ -48,11 +78,17 @@ export class MatrixTable {
     this.tbody = el('tbody');
     table.append(el('thead', {}, [this.headRow]), this.tbody);
     this.table = table;
+    /** @type {Cell[]} */
     this.colHeads = [];
+    /** @type {Cell[]} */
     this.rowHeads = [];
-    this.rowEls = []; // per row: {tr, cells: [td], extra: td|null}
+    /** @type {RowEls[]} */
+    this.rowEls = [];
+    /** @type {Cell[]} */
     this.cells = [];
-    this.shown = []; // per cell: [value, text, tint, scale] as written (update() writes only changes)
+    /** per cell: [value, text, tint, scale, data-value] as written (update() writes only changes)
+     *  @type {([number | undefined, string | null, string | null | undefined, number, number | undefined] | null)[]} */
+    this.shown = [];
     this.firstRow = o.firstRow ?? 0;
     /** @type {HTMLElement | null} the "rows × cols" line, when matrixBlock shows the table */
     this.shapeEl = null;
@@ -67,11 +103,18 @@ export class MatrixTable {
         }
       : null;
     this.full = false;
+    /** @type {Set<Element>} */
     this.offEls = new Set();
     /** whether cells outside the window wait for their data-value (catchUp) */
     this.behind = false;
     /** @type {((t: MatrixTable) => void) | null} told when the window moves (matrixBlock's line) */
     this.onWindow = null;
+    /** the cell in the tab order (makeSelectable) */
+    this.active = 0;
+    /** @type {HTMLTableCellElement | undefined} cell()'s detached spare */
+    this.spare = undefined;
+    /** the tint scale the cells are painted with */
+    this.scale = 1;
     if (o.onSelect) this.makeSelectable();
     this.update(m, o);
   }
@@ -83,13 +126,15 @@ export class MatrixTable {
 
   /** The columns the window shows: all of a row of up to UNCUT_COLS numbers, else its width. */
   get winCols() {
-    return this.m.cols <= UNCUT_COLS ? this.m.cols : this.win.cols;
+    return this.m.cols <= UNCUT_COLS ? this.m.cols : /** @type {{cols: number}} */ (this.win).cols;
   }
 
-  /** Slides the window (if any) so that column c and row r are inside it. */
+  /** Slides the window (if any) so that column c and row r are inside it.
+   * @param {number} c @param {number} [r] */
   moveWindow(c, r = this.win ? this.win.r0 : 0) {
     if (!this.win) return;
     const w = this.win;
+    /** @param {number} start @param {number} x @param {number} size @param {number} total */
     const fit = (start, x, size, total) => {
       if (x < start) start = x;
       else if (x >= start + size) start = x - size + 1;
@@ -103,6 +148,7 @@ export class MatrixTable {
     this.applyWindow();
   }
 
+  /** @param {boolean} full */
   setFull(full) {
     this.full = full;
     this.applyWindow();
@@ -111,12 +157,13 @@ export class MatrixTable {
   // hides (class "off") the cells, heads and extras outside the window; onWindow tells the block.
   // A cell that comes into the window gets the text and tint its value was waiting for (paintCell).
   applyWindow() {
+    /** @type {Set<Element>} */
     const off = new Set();
     const cut = this.cut;
     const { c0, r0, rows } = this.win || { c0: 0, r0: 0, rows: 0 };
     const cols = this.win ? this.winCols : 0;
-    const outC = (c) => cut && (c < c0 || c >= c0 + cols);
-    const outR = (r) => cut && (r < r0 || r >= r0 + rows);
+    const outC = (/** @type {number} */ c) => cut && (c < c0 || c >= c0 + cols);
+    const outR = (/** @type {number} */ r) => cut && (r < r0 || r >= r0 + rows);
     if (cut) {
       this.colHeads.forEach((th, c) => {
         if (outC(c)) off.add(th);
@@ -142,14 +189,15 @@ export class MatrixTable {
     if (this.onWindow) this.onWindow(this);
   }
 
-  /** The next trace's matrix (same meaning; the shape may differ). Labels and extra come from o. */
+  /** The next trace's matrix (same meaning; the shape may differ). Labels and extra come from o.
+   * @param {MatrixLike} m @param {MatrixOptions} [o] */
   update(m, o = this.o) {
     const prev = this.m;
     this.o = o;
     const scale = o.scale ?? (o.weight ? 1 : tintScale(maxAbsFinite(m.data)));
     const resized = prev.rows !== m.rows || prev.cols !== m.cols;
     // columns: header cells, then every kept row's cells
-    while (this.colHeads.length > m.cols) this.colHeads.pop().remove();
+    while (this.colHeads.length > m.cols) this.colHeads.pop()?.remove();
     while (this.colHeads.length < m.cols) {
       const c = this.colHeads.length;
       const th = el('th', { scope: 'col', 'data-col': c });
@@ -157,10 +205,10 @@ export class MatrixTable {
       this.colHeads.push(th);
     }
     this.colHeads.forEach((th, c) => writeLabel(th, o.colLabels ? o.colLabels[c] : String(c + 1)));
-    while (this.rowEls.length > m.rows) this.rowEls.pop().tr.remove();
+    while (this.rowEls.length > m.rows) this.rowEls.pop()?.tr.remove();
     this.rowHeads.length = this.rowEls.length;
     this.rowEls.forEach((row, r) => {
-      while (row.cells.length > m.cols) row.cells.pop().remove();
+      while (row.cells.length > m.cols) row.cells.pop()?.remove();
       while (row.cells.length < m.cols)
         row.tr.insertBefore(this.newCell(r, row.cells.length), row.extra);
     });
@@ -169,7 +217,7 @@ export class MatrixTable {
       this.firstRow = o.firstRow ?? 0;
       this.rowEls.forEach((row, r) => {
         for (const e of [this.rowHeads[r], ...row.cells, row.extra])
-          if (e) e.dataset.row = this.firstRow + r;
+          if (e) e.dataset.row = String(this.firstRow + r);
       });
     }
     this.rowHeads.forEach((th, r) => writeLabel(th, o.rowLabels ? o.rowLabels[r] : String(r + 1)));
@@ -187,13 +235,17 @@ export class MatrixTable {
     this.m = m;
     this.scale = scale;
     for (let i = 0; i < this.cells.length; i++) this.paintCell(i, m.data[i], scale);
-    if (o.extra) {
+    const extra = o.extra;
+    if (extra) {
       this.rowEls.forEach((row, r) => {
-        const x = o.extra.values[r];
-        if (Object.is(row.extra.apValue, x)) return;
-        row.extra.apValue = x;
-        row.extra.dataset.value = String(x);
-        row.extra.textContent = fmt(x, 3);
+        const x = extra.values[r];
+        const td = /** @type {Cell} a table built with o.extra has the cell in every row */ (
+          row.extra
+        );
+        if (Object.is(td.apValue, x)) return;
+        td.apValue = x;
+        td.dataset.value = String(x);
+        td.textContent = fmt(x, 3);
       });
     }
     if (resized && this.win) this.applyWindow();
@@ -210,9 +262,11 @@ export class MatrixTable {
     return this;
   }
 
+  /** @param {number} r @param {number} cols */
   addRow(r, cols) {
     const th = el('th', { scope: 'row', 'data-row': this.firstRow + r });
     const tr = el('tr', {}, [th]);
+    /** @type {RowEls} */
     const row = { tr, cells: [], extra: null };
     this.rowEls.push(row);
     this.rowHeads.push(th);
@@ -229,13 +283,15 @@ export class MatrixTable {
     this.tbody.append(tr);
   }
 
-  // a blank cell of row r, column c (painted by update); kept in rowEls
+  /** a blank cell of row r, column c (painted by update); kept in rowEls
+   * @param {number} r @param {number} c */
   newCell(r, c) {
     const td = document.createElement('td');
-    td.dataset.matrix = this.o.name;
-    td.dataset.head = this.o.head ?? '';
-    td.dataset.row = this.firstRow + r;
-    td.dataset.col = c;
+    // dataset writes convert to strings (an absent name is written "undefined", as before)
+    td.dataset.matrix = String(this.o.name);
+    td.dataset.head = String(this.o.head ?? '');
+    td.dataset.row = String(this.firstRow + r);
+    td.dataset.col = String(c);
     if (this.o.onSelect) td.setAttribute('tabindex', '-1');
     this.rowEls[r].cells.push(td);
     return td;
@@ -247,6 +303,7 @@ export class MatrixTable {
   // 32 x 32 map has 640 of them per keystroke. It is painted when applyWindow shows it; its
   // data-value is written by catchUp(), which Later runs once refreshes pause (until then the page
   // says data-settled="0").
+  /** @param {number} i @param {number} v @param {number} scale */
   paintCell(i, v, scale) {
     const td = this.cells[i];
     let s = this.shown[i];
@@ -286,7 +343,8 @@ export class MatrixTable {
     this.behind = false;
   }
 
-  /** The cell at (r, c); a detached spare when (r, c) is outside (a view refreshed later). */
+  /** The cell at (r, c); a detached spare when (r, c) is outside (a view refreshed later).
+   * @param {number} r @param {number} c @returns {HTMLTableCellElement} */
   cell(r, c) {
     if (r >= 0 && r < this.m.rows && c >= 0 && c < this.m.cols)
       return this.cells[r * this.m.cols + c];
@@ -294,7 +352,8 @@ export class MatrixTable {
     return this.spare;
   }
 
-  /** Show only the first `count` cells in row-major order (the rest are blank placeholders). */
+  /** Show only the first `count` cells in row-major order (the rest are blank placeholders).
+   * @param {number} count */
   reveal(count) {
     count = Math.max(0, Math.min(this.cells.length, count));
     const [lo, hi] = count < this.revealed ? [count, this.revealed] : [this.revealed, count];
@@ -303,21 +362,28 @@ export class MatrixTable {
     this.revealed = count;
   }
 
+  /** Show the first `rows` rows. @param {number} rows */
   revealRows(rows) {
     this.reveal(rows * this.m.cols);
   }
 
-  /** Highlight rows, columns and cells (replacing the previous marks of that kind). */
+  /** Highlight rows, columns and cells (replacing the previous marks of that kind).
+   * @param {'row' | 'col' | 'cell'} kind @param {readonly (number | readonly number[])[]} list
+   *   row and column indices, or [r, c] cells */
   mark(kind, list) {
     for (const e of this.marks[kind]) e.classList.remove(`mark-${kind}`);
+    /** @type {Element[]} */
     const out = [];
     for (const x of list) {
-      if (kind === 'row' && x >= 0 && x < this.m.rows) {
-        out.push(this.rowHeads[x]);
-        for (let c = 0; c < this.m.cols; c++) out.push(this.cell(x, c));
-      } else if (kind === 'col' && x >= 0 && x < this.m.cols) {
-        out.push(this.colHeads[x]);
-        for (let r = 0; r < this.m.rows; r++) out.push(this.cell(r, x));
+      // a row or column index for 'row' and 'col', an [r, c] pair for 'cell'
+      if (typeof x === 'number') {
+        if (kind === 'row' && x >= 0 && x < this.m.rows) {
+          out.push(this.rowHeads[x]);
+          for (let c = 0; c < this.m.cols; c++) out.push(this.cell(x, c));
+        } else if (kind === 'col' && x >= 0 && x < this.m.cols) {
+          out.push(this.colHeads[x]);
+          for (let r = 0; r < this.m.rows; r++) out.push(this.cell(r, x));
+        }
       } else if (
         kind === 'cell' &&
         x[0] >= 0 &&
@@ -335,31 +401,37 @@ export class MatrixTable {
   // One cell is in the tab order; arrow keys move, Enter/Space/click select (a roving tabindex).
   makeSelectable() {
     this.active = 0; // new cells get tabindex -1 (newCell); update() gives the active one 0
-    this.table.addEventListener('click', (ev) => {
-      const td = ev.target.closest('td');
+    const onSelect = /** @type {(r: number, c: number) => void} only called with o.onSelect */ (
+      this.o.onSelect
+    );
+    this.table.addEventListener('click', (/** @type {MouseEvent} */ ev) => {
+      const td = /** @type {Element} */ (ev.target).closest('td');
       if (!td) return;
-      this.focusCell(+td.dataset.row, +td.dataset.col, false);
-      this.o.onSelect(+td.dataset.row, +td.dataset.col);
+      this.focusCell(Number(td.dataset.row), Number(td.dataset.col), false);
+      onSelect(Number(td.dataset.row), Number(td.dataset.col));
     });
-    this.table.addEventListener('keydown', (ev) => {
-      const td = ev.target.closest('td');
+    this.table.addEventListener('keydown', (/** @type {KeyboardEvent} */ ev) => {
+      const td = /** @type {Element} */ (ev.target).closest('td');
       if (!td) return;
-      let r = +td.dataset.row;
-      let c = +td.dataset.col;
+      let r = Number(td.dataset.row);
+      let c = Number(td.dataset.col);
+      /** @type {Record<string, [number, number]>} */
       const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-      if (moves[ev.key]) {
-        r = Math.min(this.m.rows - 1, Math.max(0, r + moves[ev.key][0]));
-        c = Math.min(this.m.cols - 1, Math.max(0, c + moves[ev.key][1]));
+      const move = moves[ev.key];
+      if (move) {
+        r = Math.min(this.m.rows - 1, Math.max(0, r + move[0]));
+        c = Math.min(this.m.cols - 1, Math.max(0, c + move[1]));
         this.focusCell(r, c, true);
-        this.o.onSelect(r, c);
+        onSelect(r, c);
       } else if (ev.key === 'Enter' || ev.key === ' ') {
-        this.o.onSelect(r, c);
+        onSelect(r, c);
       } else return;
       ev.preventDefault();
       ev.stopPropagation();
     });
   }
 
+  /** @param {number} r @param {number} c @param {boolean} focus */
   focusCell(r, c, focus) {
     const i = r * this.m.cols + c;
     this.cells[this.active]?.setAttribute('tabindex', '-1');
@@ -373,23 +445,31 @@ export class MatrixTable {
  * A labelled matrix block: title, shape line, orientation note, and the table in a scroller.
  * A compact table (MatrixTable with o.window) gets a line saying which part is shown and how much
  * more there is, and a button that shows the whole matrix (t: the translator, needed then).
+ * @param {string} title
+ * @param {string} shape
+ * @param {MatrixTable | import('./heatmap.js').Heatmap} table
+ * @param {string | null} [note]
+ * @param {Translate} [t]
  */
 export function matrixBlock(title, shape, table, note, t) {
   table.shapeEl = el('span', { class: 'mshape', text: shape }); // the view's update() rewrites it
+  /** @type {HTMLElement | null} */
   let more = null;
-  if (table.win && t) {
+  if (table instanceof MatrixTable && table.win && t) {
     const text = el('span', { class: 'mmore-text' });
     const btn = el('button', {
       class: 'action small mmore-btn',
       type: 'button',
       on: { click: () => table.setFull(!table.full) },
     });
-    more = el('p', { class: 'mmore' }, [text, ' ', btn]);
+    const line = el('p', { class: 'mmore' }, [text, ' ', btn]);
+    more = line;
     table.onWindow = (tb) => {
-      const { m, win } = tb;
+      const { m } = tb;
+      const win = /** @type {NonNullable<MatrixTable['win']>} */ (tb.win);
       const cols = tb.winCols;
       const hidden = tb.cut;
-      more.hidden = !hidden && !tb.full;
+      line.hidden = !hidden && !tb.full;
       const parts = [];
       if (m.cols > cols)
         parts.push(
@@ -420,7 +500,8 @@ export function matrixBlock(title, shape, table, note, t) {
 }
 
 /** A stage's whole result matrix (a matrixBlock) in a closed <details>, its title in the summary:
- *  the stage shows its one row first, and the matrix keeps its data-* cells one click away. */
+ *  the stage shows its one row first, and the matrix keeps its data-* cells one click away.
+ * @param {Translate} t @param {HTMLElement} block @param {string} title */
 export function wholeMatrix(t, block, title) {
   return el('details', { class: 'stage-inputs whole-matrix' }, [
     el('summary', { text: t('matrix.whole', { title }) }),
@@ -450,7 +531,8 @@ const phone = () => !!PHONE && PHONE.matches;
  * `el` is that line; put it above the strip.
  */
 export class StripWindow {
-  /** t: the translator; values: numbers per column (rows of values, not of labels) */
+  /** t: the translator; values: numbers per column (rows of values, not of labels)
+   * @param {Translate} t @param {number} [values] */
   constructor(t, values = 1) {
     this.t = t;
     this.values = values;
@@ -476,7 +558,8 @@ export class StripWindow {
   }
 
   /** rows: the strip's <tr>s, each with `skip` label cells first, then n key cells; the window
-   *  slides (least) to keep column `focus` inside it. */
+   *  slides (least) to keep column `focus` inside it.
+   * @param {HTMLElement[]} rows @param {number} skip @param {number} n @param {number} [focus] */
   set(rows, skip, n, focus = 0) {
     this.rows = rows;
     this.skip = skip;

@@ -10,14 +10,25 @@ import { wholeMatrix, matrixBlock } from './matrix-table.js';
 import { fitFactors, sumEquation } from './equation.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
+/** @typedef {import('./heatmap.js').MatrixView} MatrixView */
+/** @typedef {import('./heatmap.js').ViewArgs} ViewArgs */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
 
 const NEAR_COPY = 0.9; // a top weight from here on: the output is called nearly one V row
 
-// list grows with make(j) or shrinks (removing the dropped items' nodes) to n items
+/** One key's row of the table: its swatch and label, weight, V entries, "=", and its cells.
+ * @typedef {{sw: HTMLElement, label: HTMLElement, w: HTMLElement, v: HTMLElement,
+ *   eq: HTMLElement, cells: (HTMLElement & {apBg?: string})[], tr: HTMLElement,
+ *   j?: number}} MixRow */
+
+/** list grows with make(j) or shrinks (removing the dropped items' nodes) to n items
+ * @param {(Element | {tr: Element})[]} list @param {number} n
+ * @param {(j: number) => Element | {tr: Element}} make */
 function resize(list, n, make) {
   while (list.length > n) {
-    const x = list.pop();
-    (x.tr || x).remove();
+    const x = /** @type {Element | {tr: Element}} the list is longer than n >= 0 */ (list.pop());
+    ('tr' in x ? x.tr : x).remove();
   }
   while (list.length < n) list.push(make(list.length));
 }
@@ -27,8 +38,10 @@ const TOP = 8;
 const COMPACT = 8; // value columns shown before "… n more" (toggle for all); 1 on a phone
 const compact = () => (matchMedia('(max-width: 600px)').matches ? 1 : COMPACT);
 
-// the c-th cell of a row animates a little after the one before it (CSS reads --c; set through
-// the CSSOM, which a strict style-src allows, unlike a style attribute)
+/** the c-th cell of a row animates a little after the one before it (CSS reads --c; set through
+ * the CSSOM, which a strict style-src allows, unlike a style attribute)
+ * @param {number} c */
+/** @param {HTMLElement} td @param {number} c */
 function staggered(td, c) {
   td.style.setProperty('--c', String(c));
   return td;
@@ -46,6 +59,7 @@ const PALETTE = [
 ];
 
 export class MixStage {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core'>} ctx */
   constructor(root, ctx) {
     this.extras = new StageExtras(['context'], ctx); // the same word in two sentences
     this.still = false; // set by the walkthrough: this show() only refreshes (no replay)
@@ -53,15 +67,43 @@ export class MixStage {
     this.ctx = ctx;
     this.showAll = false;
     this.allDims = false;
+    /** @type {StageModel} the model drawn (render) */
+    this.model;
+    /** @type {number} the value columns shown (render) */
+    this.cols;
+    /** @type {HTMLElement[]} the stacked bar's segments, one per key */
+    this.segs = [];
+    /** @type {MixRow[]} the table's rows, one per key shown */
+    this.rows = [];
+    /** @type {HTMLElement[]} the output row's cells (render) */
+    this.outCells;
+    /** @type {HTMLElement[]} the sum so far's cells (render) */
+    this.soFarCells;
+    /** @type {Float32Array} the followed row's weights (fill) */
+    this.w;
+    /** @type {number[]} the keys with a row (fill) */
+    this.shown;
+    /** @type {number[]} the keys added in one step (fill) */
+    this.hidden;
+    /** @type {Float32Array[]} V's columns (fill) */
+    this.vcols;
+    /** @type {MatrixView} every query's output (render) */
+    this.out;
+    /** @type {number} the step shown */
+    this.k;
+    /** @type {string | undefined} the step whose animation last played */
+    this.last;
   }
 
-  // the keys shown (in sentence order) one by one, then the rest added at once (when hidden),
-  // then the finished output row
+  /** the keys shown (in sentence order) one by one, then the rest added at once (when hidden),
+   * then the finished output row
+   * @param {StageModel} model */
   units(model) {
     const n = model.result.config.n;
     return n > MANY && !this.showAll ? TOP + 2 : n + 1;
   }
 
+  /** @param {StageModel} model @returns {ViewArgs} */
   view(model) {
     const tr = model.result;
     const h = model.state.head;
@@ -82,14 +124,16 @@ export class MixStage {
     ];
   }
 
+  /** @param {StageModel} model */
   update(model) {
-    const shape = (m) => [m.state.head, m.result.config.d_k, m.state.q];
+    const shape = (/** @type {StageModel} */ m) => [m.state.head, m.result.config.d_k, m.state.q];
     if (!refreshStage(this, model, shape, (m) => [[this.out, this.view(m)]])) return false;
     this.fill();
     this.extras.update(model);
     return true;
   }
 
+  /** @param {StageModel} model */
   render(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -115,7 +159,8 @@ export class MixStage {
       el('td', { colspan: 5 + cols + (moreDims ? 1 : 0) }, [this.moreText, ' ', this.moreButton]),
     ]);
     this.body = el('tbody', {}, [this.moreRow]);
-    const outCell = (name, c) => el('td', { 'data-matrix': name, 'data-col': c });
+    const outCell = (/** @type {string} */ name, /** @type {number} */ c) =>
+      el('td', { 'data-matrix': name, 'data-col': c });
     this.outCells = Array.from({ length: cols }, (_, c) => outCell('output', c));
     this.soFarCells = Array.from({ length: cols }, (_, c) => outCell('outputSoFar', c));
     // the output row's label stays in the first column (wrapping): across five columns it was
@@ -241,7 +286,10 @@ export class MixStage {
       const title = `${labels[j]} ${pct(v)}`;
       if (seg.title !== title) seg.title = title;
       setWidth(seg, v * 100);
-      setText(seg.firstChild, v >= 0.08 ? `${labels[j]} ${pct(v)}` : '');
+      setText(
+        /** @type {Element} the segment's label */ (seg.firstChild),
+        v >= 0.08 ? `${labels[j]} ${pct(v)}` : '',
+      );
     });
     // one row per key; with many keys only the TOP heaviest, in sentence order (a row of 64
     // keys is not read, and rewriting it on every keystroke costs a frame)
@@ -250,27 +298,28 @@ export class MixStage {
     const shown = many && !this.showAll ? order.slice(0, TOP).sort((a, b) => a - b) : [...w.keys()];
     this.shown = shown;
     resize(this.rows, shown.length, () => {
+      /** @type {Omit<MixRow, 'tr'>} */
       const row = {
         sw: el('span', { class: 'swatch' }),
         label: el('span'),
         w: el('td', { class: 'w', 'data-matrix': 'weights' }),
         v: el('td', { class: 'vrow' }),
-        eq: null,
+        eq: el('td', { class: 'times', text: '=' }),
         cells: Array.from({ length: this.cols }, (_, c) =>
           staggered(el('td', { 'data-matrix': 'contrib', 'data-col': c }), c),
         ),
       };
-      row.tr = el('tr', {}, [
+      const rowEl = el('tr', {}, [
         el('th', { scope: 'row' }, [row.sw, row.label]),
         row.w,
         el('td', { class: 'times', text: '×' }),
         row.v,
-        (row.eq = el('td', { class: 'times', text: '=' })),
+        row.eq,
         ...row.cells,
         this.cols < tr.config.d_k ? el('td', { class: 'rest', text: '…' }) : null,
       ]);
-      this.body.insertBefore(row.tr, this.moreRow);
-      return row;
+      this.body.insertBefore(rowEl, this.moreRow);
+      return { ...row, tr: rowEl };
     });
     const hidden = many && !this.showAll ? order.slice(TOP) : [];
     this.hidden = hidden;
@@ -356,12 +405,14 @@ export class MixStage {
     });
   }
 
-  // how many shown keys step k has added, and whether the hidden ones are in too
+  /** how many shown keys step k has added, and whether the hidden ones are in too
+   * @param {number} k */
   added(k) {
     const s = this.shown.length;
     return { rows: Math.min(k, s), rest: this.hidden.length > 0 && k > s };
   }
 
+  /** @param {number} k */
   show(k) {
     this.k = k;
     const { t } = this.ctx;
@@ -402,8 +453,9 @@ export class MixStage {
     this.out.mark('row', [this.model.state.q]);
   }
 
-  // step j: key j's weight (the narration says it), then its value row; narrow cells, not whole
-  // rows, so they fit a phone's view without scrolling the table
+  /** step j: key j's weight (the narration says it), then its value row; narrow cells, not whole
+   * rows, so they fit a phone's view without scrolling the table
+   * @param {number} k */
   active(k) {
     const { rows, rest } = this.added(k);
     if (k >= this.units(this.model)) return [this.outHead];
@@ -413,6 +465,7 @@ export class MixStage {
     return [row.w, row.v];
   }
 
+  /** @param {number} k */
   narrate(k) {
     const labels = this.model.result.tokens;
     const q = this.model.state.q;

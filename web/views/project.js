@@ -13,7 +13,13 @@ import { productEquation, sumEquation } from './equation.js';
 import { LayerInputPanel } from './layer-input.js';
 import { matrixView, refreshStage } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
+/** @typedef {import('./heatmap.js').MatrixView} MatrixView */
+/** @typedef {import('./heatmap.js').ViewArgs} ViewArgs */
+/** @typedef {import('./heatmap.js').ViewPair} ViewPair */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
 
+/** @type {readonly ('Q' | 'K' | 'V')[]} */
 const ROLES = ['Q', 'K', 'V'];
 /** Dimensions shown of X and W, and components of Q, K, V, before "… more". */
 const DIMS = 6;
@@ -21,11 +27,16 @@ const DIMS = 6;
 const ROWS = 10;
 /** Terms of the sum written out before the last one (the rest are "… more"). */
 const TERMS = 4;
-/** Q's first cell's steps; 'row' lands the rest of its row, 'rest' the other rows. */
+/** @typedef {import('../../types/index.js').Head} Head */
+/** @typedef {'meet' | 'multiply' | 'sum' | 'land' | 'row' | 'rest' | 'once' | 'all'} Phase */
+/** Q's first cell's steps; 'row' lands the rest of its row, 'rest' the other rows.
+ *  @type {Phase[]} */
 const FIRST = ['meet', 'multiply', 'sum', 'land'];
-/** K's and V's steps: 'once' their first cell whole (products, sum, landing), 'all' the rest. */
+/** K's and V's steps: 'once' their first cell whole (products, sum, landing), 'all' the rest.
+ *  @type {Phase[]} */
 const AGAIN = ['once', 'all'];
-/** ms (at speed 1) that playing stays on each step: long enough to read its sentence */
+/** ms (at speed 1) that playing stays on each step: long enough to read its sentence
+ *  @type {Record<Phase, number>} */
 const HOLD_MS = {
   meet: 1800,
   multiply: 1800,
@@ -36,7 +47,8 @@ const HOLD_MS = {
   once: 2400,
   all: 2400,
 };
-/** Cells of Q, K or V (row-major) filled once a step is shown. */
+/** Cells of Q, K or V (row-major) filled once a step is shown.
+ *  @type {Record<Phase, (n: number, dK: number) => number>} */
 const FILLED = {
   meet: () => 0,
   multiply: () => 0,
@@ -50,37 +62,67 @@ const FILLED = {
 
 /** The stage's steps, [{role, phase}] in order. Q: its first cell's four, then the rest of its
  *  row and the other rows (when there are any). K and V: the operation is known by then, so
- *  their first cell in one step and every other cell in one more. n tokens, d_k components. */
+ *  their first cell in one step and every other cell in one more. n tokens, d_k components.
+ * @param {number} n @param {number} dK @returns {{role: number, phase: Phase}[]} */
 function stepsOf(n, dK) {
-  const q = [...FIRST, ...(dK > 1 ? ['row'] : []), ...(n > 1 ? ['rest'] : [])];
+  /** @type {Phase[]} */
+  const q = [...FIRST];
+  if (dK > 1) q.push('row');
+  if (n > 1) q.push('rest');
   const again = n * dK > 1 ? AGAIN : AGAIN.slice(0, 1);
   return ROLES.flatMap((_, role) => (role === 0 ? q : again).map((phase) => ({ role, phase })));
 }
 
 export class ProjectStage {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
     this.role = 0;
+    /** @type {[number, number] | null} the cell the learner picked */
     this.sel = null;
     this.extras = new StageExtras(['analogy'], ctx); // the library analogy, under the stage
     this.layerIn = new LayerInputPanel(ctx); // where this X comes from, above the stage
+    /** @type {StageModel} the model drawn (render) */
+    this.model;
+    /** @type {number} the step shown */
+    this.k;
+    /** @type {MatrixView} X (render builds the views) */
+    this.x;
+    /** @type {MatrixView[]} W_Q, W_K, W_V */
+    this.w;
+    /** @type {MatrixView[]} Q, K, V */
+    this.out;
+    /** @type {HTMLElement[]} the role tabs (render) */
+    this.tabs;
+    /** @type {HTMLElement[]} */
+    this.wBlocks;
+    /** @type {HTMLElement[]} */
+    this.oBlocks;
+    /** @type {HTMLElement} the sum box (render) */
+    this.calc;
+    /** the sum box's parts (buildCalc), null until built
+     * @type {ReturnType<ProjectStage['calcParts']> | null} */
+    this.cc = null;
   }
 
-  /** While playing, every step stays on screen long enough to read its sentence. */
+  /** While playing, every step stays on screen long enough to read its sentence.
+   * @param {number} k @param {StageModel} model */
   holdOf(k, model) {
     const { n, d_k: dK } = model.result.config;
     const step = stepsOf(n, dK)[k];
     return step ? HOLD_MS[step.phase] : 0;
   }
 
+  /** @param {StageModel} model */
   units(model) {
     const { n, d_k: dK } = model.result.config;
     return stepsOf(n, dK).length;
   }
 
-  // the matrices shown, as matrixView's arguments (render builds them, update refreshes them);
-  // compact: the first DIMS dimensions of X and W and a window of DIMS components of Q, K, V
+  /** the matrices shown, as matrixView's arguments (render builds them, update refreshes them);
+   * compact: the first DIMS dimensions of X and W and a window of DIMS components of Q, K, V
+   * @param {StageModel} model @returns {{x: ViewArgs, w: ViewArgs[], out: ViewArgs[]}} */
   views(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -104,7 +146,7 @@ export class ProjectStage {
         },
       ],
       w: ROLES.map((r) => [
-        head[`W_${r}`],
+        weightOf(head, r),
         { t, name: `W_${r}`, head: h, rowLabels: dims, colLabels: kdims, corner: 'd \\ c', window },
       ]),
       out: ROLES.map((r) => [
@@ -118,7 +160,7 @@ export class ProjectStage {
           colLabels: kdims,
           corner: 'i \\ c',
           window: { cols: DIMS, rows: ROWS },
-          onSelect: (i, c) => {
+          onSelect: (/** @type {number} */ i, /** @type {number} */ c) => {
             this.sel = [i, c];
             this.show(this.k);
             this.ctx.actions.announce(this.narrate(this.k));
@@ -128,6 +170,7 @@ export class ProjectStage {
     };
   }
 
+  /** @param {StageModel} model */
   update(model) {
     const ok = refreshStage(
       this,
@@ -135,11 +178,11 @@ export class ProjectStage {
       (m) => [m.state.head, m.result.layer], // another layer: X's label changes, so build again
       (m) => {
         const v = this.views(m);
-        return [
-          [this.x, v.x],
-          ...this.w.map((w, i) => [w, v.w[i]]),
-          ...this.out.map((o, i) => [o, v.out[i]]),
-        ];
+        /** @type {ViewPair[]} */
+        const pairs = [[this.x, v.x]];
+        this.w.forEach((w, i) => pairs.push([w, v.w[i]]));
+        this.out.forEach((o, i) => pairs.push([o, v.out[i]]));
+        return pairs;
       },
     );
     if (ok && this.sel && this.sel[0] >= model.result.config.n) this.sel = null;
@@ -150,11 +193,13 @@ export class ProjectStage {
     return ok;
   }
 
-  // the stage's introduction: a model with biases (GPT-2, BERT) adds one to every column
+  /** the stage's introduction: a model with biases (GPT-2, BERT) adds one to every column
+   * @param {StageModel} model */
   whatKey(model) {
     return model.result.heads[0]?.b_Q ? 'stage.project.whatBias' : null;
   }
 
+  /** @param {StageModel} model */
   render(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -223,19 +268,23 @@ export class ProjectStage {
     this.extras.update(model);
   }
 
-  // which role and which phase step k is at, and how many of the role's cells (row-major) are
-  // filled after it: the first cell's steps fill none until it lands, 'row' fills row 0, 'rest'
-  // and 'all' every cell
+  /** which role and which phase step k is at, and how many of the role's cells (row-major) are
+   * filled after it: the first cell's steps fill none until it lands, 'row' fills row 0, 'rest'
+   * and 'all' every cell
+   * @param {number} k */
   where(k) {
     const { n, d_k: dK } = this.model.result.config;
     const step = stepsOf(n, dK)[k];
-    if (!step) return { role: this.role, phase: 'done', filled: n * dK };
+    /** @type {{role: number, phase: Phase | 'done', filled: number}} */
+    const done = { role: this.role, phase: 'done', filled: n * dK };
+    if (!step) return done;
     return { ...step, filled: FILLED[step.phase](n, dK) };
   }
 
-  // the cell step k is about (a picked cell wins): the first cell; at 'row' the row's last cell in
-  // the compact window; at 'rest' the followed token's first component (another row's, when the
-  // followed token is the first)
+  /** the cell step k is about (a picked cell wins): the first cell; at 'row' the row's last cell in
+   * the compact window; at 'rest' the followed token's first component (another row's, when the
+   * followed token is the first)
+   * @param {number} k @returns {[number, number]} */
   cellAt(k) {
     if (this.sel) return this.sel;
     const { n, d_k: dK } = this.model.result.config;
@@ -247,6 +296,7 @@ export class ProjectStage {
     return [0, 0];
   }
 
+  /** @param {number} k */
   show(k) {
     this.k = k;
     const { role, phase, filled } = this.where(k);
@@ -271,15 +321,16 @@ export class ProjectStage {
     // products one after another, then the sum)
     const calcPhase = this.sel
       ? 'land'
-      : FIRST.includes(phase) || phase === 'once'
+      : (phase !== 'done' && FIRST.includes(phase)) || phase === 'once'
         ? phase
         : 'land';
     this.renderCalc(role, i, c, calcPhase);
   }
 
-  // the sum being formed is what the first cell's steps compute; the cell, once it lands. Its
-  // inputs: row i of X and column c of W (their labels), or, where the grid is one column (a
-  // phone) and X and W sit below Q, their copies in the sum box next to the cell
+  /** the sum being formed is what the first cell's steps compute; the cell, once it lands. Its
+   * inputs: row i of X and column c of W (their labels), or, where the grid is one column (a
+   * phone) and X and W sit below Q, their copies in the sum box next to the cell
+   * @param {number} k */
   active(k) {
     const [i, c] = this.cellAt(k);
     const { role, phase } = this.where(k);
@@ -293,14 +344,12 @@ export class ProjectStage {
     return forming ? [this.calc, ...inputs, cell] : [cell, ...inputs, this.calc];
   }
 
-  // The sum being formed, built once and rewritten in place: row i of X and column c of W as two
-  // rows of numbers, their products under them, the first TERMS dimensions and the last, then
-  // their sum (the cell of the trace) landing in Q, K or V. All 32 terms are one click away.
-  buildCalc(dModel) {
-    const { t } = this.ctx;
+  /** The sum box's elements for d_model terms (buildCalc puts them together).
+   * @param {number} dModel */
+  calcParts(dModel) {
     const shown = dModel <= TERMS + 1 ? dModel : TERMS + 1;
     const cols = () => Array.from({ length: shown }, () => el('td'));
-    const cc = {
+    return {
       dModel,
       title: el('p', { class: 'calc-title' }),
       xHead: el('th'),
@@ -313,8 +362,26 @@ export class ProjectStage {
       more: el('p', { class: 'hint calc-more' }),
       all: el('p', { class: 'calc-sum' }),
       gap: dModel > shown ? el('th', { class: 'gap', text: '…' }) : null,
+      /** @type {HTMLElement} X's row (buildCalc) */
+      xsRow: el('tr'),
+      /** @type {HTMLElement} W's column (buildCalc) */
+      wsRow: el('tr'),
+      /** @type {HTMLElement} the terms' table (buildCalc) */
+      table: el('table'),
+      /** @type {HTMLDetailsElement} every term, one click away (buildCalc) */
+      toggle: el('details'),
     };
+  }
+
+  /** The sum being formed, built once and rewritten in place: row i of X and column c of W as two
+   * rows of numbers, their products under them, the first TERMS dimensions and the last, then
+   * their sum (the cell of the trace) landing in Q, K or V. All 32 terms are one click away.
+   * @param {number} dModel */
+  buildCalc(dModel) {
+    const { t } = this.ctx;
+    const cc = this.calcParts(dModel);
     const gapCell = () => (cc.gap ? el('td', { class: 'gap', text: '…' }) : null);
+    /** @param {HTMLElement} head @param {HTMLElement[]} cells @param {string} cls */
     const row = (head, cells, cls) =>
       el('tr', { class: cls }, [head, ...cells.slice(0, TERMS), gapCell(), ...cells.slice(TERMS)]);
     cc.p.forEach((td, n) => td.style.setProperty('--c', String(n)));
@@ -344,21 +411,25 @@ export class ProjectStage {
       cc.toggle,
     );
     this.cc = cc;
+    return cc;
   }
 
-  // phase: how much of the sum is shown ('meet': the two rows; 'multiply': and the products;
-  // 'sum', 'land' and 'once': and the sum). CSS hides what is not shown yet, so nothing moves.
+  /** phase: how much of the sum is shown ('meet': the two rows; 'multiply': and the products;
+   * 'sum', 'land' and 'once': and the sum). CSS hides what is not shown yet, so nothing moves.
+   * @param {number} role @param {number} i @param {number} c @param {string} phase */
   renderCalc(role, i, c, phase) {
     const { core, t } = this.ctx;
     const tr = this.model.result;
     const head = tr.heads[this.model.state.head];
     const r = ROLES[role];
     const x = rowOf(tr.X, i);
-    const w = colOf(head[`W_${r}`], c);
+    const w = colOf(weightOf(head, r), c);
     const d = core.dotSteps(x, w);
     const value = head[r].data[i * tr.config.d_k + c];
-    if (!this.cc || this.cc.dModel !== tr.config.d_model) this.buildCalc(tr.config.d_model);
-    const cc = this.cc;
+    const cc =
+      !this.cc || this.cc.dModel !== tr.config.d_model
+        ? this.buildCalc(tr.config.d_model)
+        : this.cc;
     writeOnce(this.calc, 'data-phase', phase);
     const tok = this.model.result.tokens[i];
     setText(cc.title, t('project.cell', { r, tok, c: c + 1 }));
@@ -407,6 +478,7 @@ export class ProjectStage {
     }
   }
 
+  /** @param {number} k */
   narrate(k) {
     const tr = this.model.result;
     const { role, phase } = this.where(k);
@@ -425,7 +497,7 @@ export class ProjectStage {
       );
     if (!this.sel && phase === 'multiply') {
       const x = tr.X.data[i * d];
-      const w = head[`W_${r}`].data[c];
+      const w = weightOf(head, r).data[c];
       const p = this.ctx.core.dotSteps([x], [w]).products[0];
       return says(
         this.ctx.t,
@@ -446,7 +518,7 @@ export class ProjectStage {
           { r, tok, c: c + 1, d, v: fmt(value, 3) },
           { head: this.model.state.head, r, i, c, v: value },
         );
-      const dot = this.ctx.core.dotSteps(rowOf(tr.X, i), colOf(head[`W_${r}`], c)).dot;
+      const dot = this.ctx.core.dotSteps(rowOf(tr.X, i), colOf(weightOf(head, r), c)).dot;
       return says(
         this.ctx.t,
         `${key}Bias`,
@@ -492,8 +564,14 @@ export class ProjectStage {
   }
 }
 
-// the bias added to column c of X·W_r (b_Q, b_K, b_V of a real model), or undefined without one
+/** the bias added to column c of X·W_r (b_Q, b_K, b_V of a real model), or undefined without one
+ * @param {Head} head @param {'Q' | 'K' | 'V'} r @param {number} c */
 function biasOf(head, r, c) {
   const b = head[`b_${r}`];
   return b ? b.data[c] : undefined;
+}
+
+/** W_Q, W_K or W_V of a head. @param {Head} head @param {'Q' | 'K' | 'V'} r */
+function weightOf(head, r) {
+  return head[`W_${r}`];
 }

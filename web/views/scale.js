@@ -10,6 +10,10 @@ import { BarList } from './readouts.js';
 import { veil } from './veil.js';
 import { matrixView, refreshStage, rowSteps, tokenMapView } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
+/** @typedef {import('./heatmap.js').MatrixView} MatrixView */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
 
 const LW = 600; // number line width (viewBox units)
 const PAD = 14;
@@ -23,31 +27,68 @@ const DEMO_DK = 64;
 const DEMO_ROWS = 200;
 
 export class ScaleStage {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core' | 'asking'>} ctx */
   constructor(root, ctx) {
     this.still = false; // set by the walkthrough: this show() only refreshes (no replay)
     this.root = root;
     this.ctx = ctx;
     this.extras = new StageExtras(['scaleDemo'], ctx);
+    /** @type {StageModel} */
+    this.model;
+    /** @type {MatrixView} */
+    this.sc;
+    /** @type {HTMLElement} */
+    this.facts;
+    /** @type {NumberLine} */
+    this.line;
+    /** @type {HTMLElement} */
+    this.lineTitle;
+    /** @type {HTMLElement} */
+    this.lineBox;
+    /** @type {BarList[]} */
+    this.bars;
+    /** @type {HTMLElement} */
+    this.compare;
+    /** @type {HTMLElement} */
+    this.why;
+    /** @type {HTMLElement} */
+    this.toggle;
+    /** @type {number} */
+    this.k;
+    /** @type {HTMLElement[]} */
+    this.barTitles;
+    /** @type {import('../../types/index.js').ScaleDemo | undefined} the random-vector experiment (demo) */
+    this.demoRun;
+    /** @type {{before: number, after: number}} the spread of the row shown (show) */
+    this.rowSpread;
   }
 
-  // one step per row, then the followed row again with its softmax either way
+  /** one step per row, then the followed row again with its softmax either way
+   * @param {StageModel} model */
   units(model) {
     return rowSteps(model);
   }
 
+  /** @param {StageModel} model */
   view(model) {
     return tokenMapView(this.ctx.t, model.result, model.state.head, 'scaled');
   }
 
+  /** @param {StageModel} model */
   update(model) {
     // a new token count is refreshed in place: the table, bars and number line follow n
-    const shape = (m) => [m.state.head, m.result.config.scale, m.result.config.d_k];
+    const shape = (/** @type {StageModel} */ m) => [
+      m.state.head,
+      m.result.config.scale,
+      m.result.config.d_k,
+    ];
     if (!refreshStage(this, model, shape, (m) => [[this.sc, this.view(m)]])) return false;
     this.fill();
     this.extras.update(model);
     return true;
   }
 
+  /** @param {StageModel} model */
   render(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -111,7 +152,7 @@ export class ScaleStage {
     const temp = tr.config.temperature;
     const wRaw = core.softmaxSteps(raw, temp).weights;
     const wScaled = rowOf(head.weights, q); // the trace's own weights: what the page goes on with
-    const top = (w) => Math.max(...w);
+    const top = (/** @type {Iterable<number>} */ w) => Math.max(...w);
     const data = {
       head: model.state.head,
       q,
@@ -185,8 +226,9 @@ export class ScaleStage {
     };
   }
 
-  // the "why √d_k" experiment at DEMO_DK with this sentence's number of keys (the core's numbers;
-  // one run per key count)
+  /** the "why √d_k" experiment at DEMO_DK with this sentence's number of keys (the core's numbers;
+   * one run per key count)
+   * @param {number} n */
   demo(n) {
     const keys = Math.max(2, n);
     if (this.demoRun?.keys !== keys)
@@ -199,19 +241,22 @@ export class ScaleStage {
     return this.demoRun;
   }
 
-  // the spread sentence, with its numbers in data-says for the narration test
+  /** the spread sentence, with its numbers in data-says for the narration test
+   * @param {Record<string, unknown>} vars @param {Record<string, unknown>} data */
   spreadItem(vars, data) {
     const li = el('li');
     setSays(li, says(this.ctx.t, 'scale.spread', vars, data));
     return li;
   }
 
-  // which row step k is about: rows in order, then the followed one
+  /** which row step k is about: rows in order, then the followed one
+   * @param {number} k */
   rowAt(k) {
     const n = this.model.result.config.n;
     return k >= 1 && k <= n ? k - 1 : this.model.state.q;
   }
 
+  /** @param {number} k */
   show(k) {
     this.k = k;
     const { core, t } = this.ctx;
@@ -249,12 +294,14 @@ export class ScaleStage {
     veil(this.compare, !!this.ctx.asking?.(), t('veil.bars', { tok: labels[this.model.state.q] }));
   }
 
+  /** @param {number} k */
   active(k) {
     const r = this.rowAt(k);
     const cell = this.sc.cell(r, 0);
     return [this.line.el, cell.isConnected ? cell : this.sc.table];
   }
 
+  /** @param {number} k */
   narrate(k) {
     const tr = this.model.result;
     const r = this.rowAt(k);
@@ -281,6 +328,7 @@ export class ScaleStage {
 // bottom dots start where the top ones are and slide to their scaled places. Positions are
 // layout (value → x); the values and spreads are given.
 class NumberLine {
+  /** @param {number} n */
   constructor(n) {
     this.svg = svg('svg', { viewBox: `0 0 ${LW} 96`, class: 'nline', role: 'img' });
     this.axis = [
@@ -312,13 +360,19 @@ class NumberLine {
       ...this.names,
       ...this.ticks,
     );
+    /** @type {SVGElement[]} a line from each key's score to its scaled score */
     this.links = [];
+    /** @type {SVGElement[]} the scores' dots */
     this.top = [];
+    /** @type {SVGElement[]} the scaled scores' dots */
     this.bottom = [];
     this.el = el('div', { class: 'nline-box' }, [this.svg]);
     this.resize(n);
+    /** @type {string | undefined} the drawing whose animation last played */
+    this.last;
   }
 
+  /** @param {number} n */
   resize(n) {
     while (this.top.length < n) {
       const link = svg('line', { class: 'nl-link', y1: 22, y2: 70 });
@@ -330,26 +384,30 @@ class NumberLine {
       this.bottom.push(b);
     }
     while (this.top.length > n) {
-      this.links.pop().remove();
-      this.top.pop().remove();
-      this.bottom.pop().remove();
+      this.links.pop()?.remove();
+      this.top.pop()?.remove();
+      this.bottom.pop()?.remove();
     }
   }
 
+  /** Row r's scores (raw) and scaled scores as dots on one number line.
+   * @param {{r: number, raw: Float32Array, scaled: Float32Array, labels: readonly string[],
+   *   head: number, scale: boolean, spread: {before: number, after: number}, t: Translate,
+   *   key: string, still: boolean}} o key: what is drawn (a new one replays the animation) */
   draw({ r, raw, scaled, labels, head, scale, spread, t, key, still }) {
     const n = raw.length;
     this.resize(n);
     let m = 1e-9;
     for (let j = 0; j < n; j++) if (Number.isFinite(raw[j])) m = Math.max(m, Math.abs(raw[j]));
     const mid = (LEFT + LW - PAD) / 2;
-    const x = (v) => mid + (v / m) * (mid - LEFT);
+    const x = (/** @type {number} */ v) => mid + (v / m) * (mid - LEFT);
     writeOnce(this.zero, 'x1', x(0));
     writeOnce(this.zero, 'x2', x(0));
     writeOnce(this.ticks[0], 'text', fmt(-m, 1));
     writeOnce(this.ticks[1], 'text', fmt(m, 1));
     writeOnce(this.names[0], 'text', t('scale.lineRaw'));
     writeOnce(this.names[1], 'text', t(scale ? 'scale.lineScaled' : 'scale.lineScaledOff'));
-    const range = (vals) => {
+    const range = (/** @type {Iterable<number>} */ vals) => {
       let lo = Infinity;
       let hi = -Infinity;
       for (const v of vals)
@@ -359,10 +417,12 @@ class NumberLine {
         }
       return [lo, hi];
     };
-    [
+    /** @type {[Float32Array, number][]} */
+    const tracks = [
       [raw, spread.before],
       [scaled, spread.after],
-    ].forEach(([vals, s], i) => {
+    ];
+    tracks.forEach(([vals, s], i) => {
       const [lo, hi] = range(vals);
       writeOnce(this.spans[i], 'x1', x(lo));
       writeOnce(this.spans[i], 'x2', x(hi));
@@ -374,10 +434,12 @@ class NumberLine {
     for (let j = 0; j < n; j++) {
       const a = this.top[j];
       const b = this.bottom[j];
-      for (const [c, name, v] of [
+      /** @type {[Element, string, number][]} */
+      const dots = [
         [a, 'scores', raw[j]],
         [b, 'scaled', scaled[j]],
-      ]) {
+      ];
+      for (const [c, name, v] of dots) {
         writeOnce(c, 'data-matrix', name);
         writeOnce(c, 'data-head', head);
         writeOnce(c, 'data-row', r);

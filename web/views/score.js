@@ -9,6 +9,11 @@ import { matrixBlock, keyCols, keyRows } from './matrix-table.js';
 import { matrixView, refreshStage, rowSteps, tokenMapView } from './heatmap.js';
 import { productEquation, sumEquation } from './equation.js';
 import { StageExtras } from './stage-extras.js';
+/** @typedef {import('./heatmap.js').MatrixView} MatrixView */
+/** @typedef {import('./heatmap.js').ViewArgs} ViewArgs */
+/** @typedef {import('./heatmap.js').ViewPair} ViewPair */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
 
 const COMPACT = 8; // dimensions shown in the operation before "… n more" (toggle for all)
 const COMPACT_PHONE = 3;
@@ -19,29 +24,50 @@ const compact = () => (matchMedia('(max-width: 600px)').matches ? COMPACT_PHONE 
 const STEP_MS = 1000;
 
 export class ScoreStage {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core'>} ctx */
   constructor(root, ctx) {
     this.still = false; // set by the walkthrough: this show() only refreshes (no replay)
     this.root = root;
     this.ctx = ctx;
+    /** @type {[number, number] | null} the cell the learner picked */
     this.sel = null;
-    this.q = null; // the three matrix views (render builds them)
-    this.kt = null;
-    this.s = null;
     this.allDims = false;
     this.extras = new StageExtras(['analogy', 'plane'], ctx);
+    /** @type {StageModel} the model drawn (render) */
+    this.model;
+    /** @type {MatrixView} Q (render builds the three matrix views) */
+    this.q;
+    /** @type {MatrixView} K */
+    this.kt;
+    /** @type {MatrixView} the scores */
+    this.s;
+    /** @type {HTMLElement} the operation box (render) */
+    this.op;
+    /** @type {HTMLElement[]} the followed row's cells shown by hand (show) */
+    this.manual = [];
+    /** @type {number} the step shown */
+    this.k;
+    /** @type {string | undefined} the cell and step whose animation last played */
+    this.lastCell;
+    /** the operation box's parts (buildOp), null until built or when its shape must change
+     * @type {ReturnType<ScoreStage['opParts']> | null} */
+    this.dd = null;
   }
 
-  /** every step is held until its sum has landed */
+  /** every step is held until its sum has landed
+   * @param {number} k @param {StageModel} model */
   holdOf(k, model) {
     return k <= this.units(model) ? STEP_MS : 0;
   }
 
-  // one step per key of the followed row, then one for the rest of the matrix
+  /** one step per key of the followed row, then one for the rest of the matrix
+   * @param {StageModel} model */
   units(model) {
     return rowSteps(model);
   }
 
-  // the matrices shown, as matrixView's arguments (render builds them, update refreshes them)
+  /** the matrices shown, as matrixView's arguments (render builds them, update refreshes them)
+   * @param {StageModel} model @returns {[ViewArgs, ViewArgs, ViewArgs]} */
   views(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -78,7 +104,7 @@ export class ScoreStage {
       ],
       tokenMapView(t, tr, h, 'scores', {
         window: { cols: keyCols(), rows: keyRows() },
-        onSelect: (i, j) => {
+        onSelect: (/** @type {number} */ i, /** @type {number} */ j) => {
           this.sel = [i, j];
           this.show(this.k);
           this.ctx.actions.announce(this.narrate(this.k));
@@ -87,6 +113,7 @@ export class ScoreStage {
     ];
   }
 
+  /** @param {StageModel} model */
   update(model) {
     const ok = refreshStage(
       this,
@@ -94,11 +121,13 @@ export class ScoreStage {
       (m) => [m.state.head, m.state.q],
       (m) => {
         const v = this.views(m);
-        return [
+        /** @type {ViewPair[]} */
+        const pairs = [
           [this.q, v[0]],
           [this.kt, v[1]],
           [this.s, v[2]],
         ];
+        return pairs;
       },
     );
     const n = model.result.config.n;
@@ -107,6 +136,7 @@ export class ScoreStage {
     return ok;
   }
 
+  /** @param {StageModel} model */
   render(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -114,7 +144,9 @@ export class ScoreStage {
     this.sel = null;
     this.manual = [];
     const v = this.views(model);
-    [this.q, this.kt, this.s] = v.map((a) => matrixView(...a));
+    this.q = matrixView(...v[0]);
+    this.kt = matrixView(...v[1]);
+    this.s = matrixView(...v[2]);
     this.op = el('div', { class: 'detail op-dot' });
     this.dd = null;
     this.root.replaceChildren(
@@ -136,7 +168,8 @@ export class ScoreStage {
     this.extras.update(model);
   }
 
-  // the cell step k computes: (q, k-1) for the followed row; at the end the row's highest score
+  /** the cell step k computes: (q, k-1) for the followed row; at the end the row's highest score
+   * @param {number} k @returns {[number, number]} */
   cellAt(k) {
     if (this.sel) return this.sel;
     const tr = this.model.result;
@@ -149,6 +182,7 @@ export class ScoreStage {
     return [q, best];
   }
 
+  /** @param {number} k */
   show(k) {
     this.k = k;
     const tr = this.model.result;
@@ -176,18 +210,18 @@ export class ScoreStage {
     this.renderOp(i, j, k);
   }
 
+  /** @param {number} k */
   active(k) {
     const [i, j] = this.cellAt(k);
     const cell = this.s.cell(i, j);
-    return [cell.isConnected ? cell : this.s.table, this.dd.scroller]; // the cell, then q, k_j and their products
+    // the cell, then q, k_j and their products (show() built the box)
+    const dd = /** @type {NonNullable<ScoreStage['dd']>} show() built it */ (this.dd);
+    return [cell.isConnected ? cell : this.s.table, dd.scroller];
   }
 
-  // The operation box, built once per drawing and rewritten in place (typing changes numbers, not
-  // structure): q and k_j as two rows, their products, the sum landing in the cell, and the angle.
-  buildOp() {
-    const { t } = this.ctx;
-    const dK = this.model.result.config.d_k;
-    const shown = this.allDims ? dK : Math.min(compact(), dK);
+  /** The operation box's elements for `shown` dimensions (buildOp puts them together).
+   * @param {number} shown */
+  opParts(shown) {
     // the c-th product appears a little after the one before it (CSS reads --c, set via the CSSOM)
     const cols = () =>
       Array.from({ length: shown }, (_, c) => {
@@ -195,7 +229,7 @@ export class ScoreStage {
         td.style.setProperty('--c', String(c));
         return td;
       });
-    this.dd = {
+    return {
       shown,
       title: el('h4'),
       qHead: el('th', { scope: 'row' }),
@@ -204,7 +238,7 @@ export class ScoreStage {
       k: cols(),
       products: cols().map((td, c) => {
         td.dataset.matrix = 'products';
-        td.dataset.col = c;
+        td.dataset.col = String(c);
         return td;
       }),
       restQ: el('td', { class: 'rest' }),
@@ -230,11 +264,24 @@ export class ScoreStage {
           },
         },
       }),
+      // room right of the arrows for a token's label ("k demonstrators")
+      pic: svg('svg', { viewBox: '-70 -78 230 100', class: 'angle', role: 'img' }),
+      /** @type {HTMLElement} the products' table (buildOp) */
+      table: el('table'),
+      /** @type {HTMLElement} its scroller (buildOp) */
+      scroller: el('div'),
     };
-    const d = this.dd;
+  }
+
+  // The operation box, built once per drawing and rewritten in place (typing changes numbers, not
+  // structure): q and k_j as two rows, their products, the sum landing in the cell, and the angle.
+  buildOp() {
+    const { t } = this.ctx;
+    const dK = this.model.result.config.d_k;
+    const shown = this.allDims ? dK : Math.min(compact(), dK);
+    const d = this.opParts(shown);
+    this.dd = d;
     d.gk.append(d.lk);
-    // room right of the arrows for a token's label ("k demonstrators")
-    d.pic = svg('svg', { viewBox: '-70 -78 230 100', class: 'angle', role: 'img' });
     d.pic.append(d.lq, d.gk, d.arc, d.tq, d.tk, d.tt);
     const more = dK > shown;
     d.table = el('table', { class: 'dot' }, [
@@ -269,8 +316,10 @@ export class ScoreStage {
       d.toggle,
       el('div', { class: 'dot-geo' }, [d.pic, el('ul', { class: 'facts' }, d.facts)]),
     );
+    return d;
   }
 
+  /** @param {number} i @param {number} j @param {number} k */
   renderOp(i, j, k) {
     const { core, t } = this.ctx;
     const tr = this.model.result;
@@ -280,12 +329,11 @@ export class ScoreStage {
     const d = core.dotSteps(q, kv);
     const tq = this.model.result.tokens[i];
     const tk = this.model.result.tokens[j];
-    if (
+    const x =
       !this.dd ||
       this.dd.q.length !== (this.allDims ? tr.config.d_k : Math.min(compact(), tr.config.d_k))
-    )
-      this.buildOp();
-    const x = this.dd;
+        ? this.buildOp()
+        : this.dd;
     const title = t('score.cell', { q: tq, k: tk, i: i + 1, j: j + 1 });
     writeOnce(x.title, 'text', title);
     writeOnce(x.scroller, 'aria-label', title);
@@ -373,8 +421,10 @@ export class ScoreStage {
     setSays(x.facts[2], this.verdict(i, j, d));
   }
 
-  // What the angle says about this score, judged by the cosine AND the score itself: q·k = |q| |k|
-  // cos θ, so two long vectors far from parallel can still give the largest score of the row.
+  /** What the angle says about this score, judged by the cosine AND the score itself: q·k = |q| |k|
+   * cos θ, so two long vectors far from parallel can still give the largest score of the row.
+   * @param {number} i @param {number} j
+   * @param {{cosine: number, norm_q: number, norm_k: number}} d core.dotSteps's result */
   verdict(i, j, d) {
     const { t } = this.ctx;
     const tr = this.model.result;
@@ -399,11 +449,12 @@ export class ScoreStage {
     );
   }
 
+  /** @param {number} k */
   narrate(k) {
     const tr = this.model.result;
     const [i, j] = this.cellAt(k);
     const head = tr.heads[this.model.state.head];
-    const tok = (r) => this.model.result.tokens[r];
+    const tok = (/** @type {number} */ r) => this.model.result.tokens[r];
     const v = fmt(head.scores.data[i * tr.config.n + j], 3);
     if (k > tr.config.n && !this.sel)
       return this.ctx.t('narr.scoreAll', {
@@ -426,6 +477,7 @@ export class ScoreStage {
   }
 }
 
+/** @param {HTMLElement} node @param {string} text */
 function setTextOf(node, text) {
   writeOnce(node, 'text', text);
 }

@@ -12,23 +12,47 @@ import { matrixView, refreshStage, tokenMapView } from './heatmap.js';
 import { StageExtras } from './stage-extras.js';
 import { Predict } from './predict.js';
 import { taughtSentence } from './taught.js';
+/** @typedef {import('./heatmap.js').MatrixView} MatrixView */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
 
 const REVEAL = 4; // the step that shows the weights
 // the step that asks for the guess: before e^x, whose bars already have the weights' shape
 const ASK = 2;
 
 export class SoftmaxStage {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
     this.extras = new StageExtras(['softmaxLab'], ctx);
     this.predict = new Predict(ctx);
+    /** @type {StageModel} */
+    this.model;
+    /** @type {MatrixView} */
+    this.w;
+    /** @type {HTMLElement[]} */
+    this.titles;
+    /** @type {RowTable[]} */
+    this.rows;
+    /** @type {BarList[]} */
+    this.bars;
+    /** @type {HTMLElement} */
+    this.sumLine;
+    /** @type {number} */
+    this.k;
+    /** @type {HTMLElement[]} one section per phase (render) */
+    this.phases;
+    /** @type {import('../../types/index.js').SoftmaxSteps} the followed row's softmax, step by step (fill) */
+    this.steps;
   }
 
   units() {
     return REVEAL;
   }
 
+  /** @param {StageModel} model */
   view(model) {
     const tr = model.result;
     const h = model.state.head;
@@ -44,6 +68,7 @@ export class SoftmaxStage {
     });
   }
 
+  /** @param {StageModel} model */
   update(model) {
     if (
       !refreshStage(
@@ -59,6 +84,7 @@ export class SoftmaxStage {
     return true;
   }
 
+  /** @param {StageModel} model */
   render(model) {
     const { t } = this.ctx;
     const tr = model.result;
@@ -155,6 +181,7 @@ export class SoftmaxStage {
     writeOnce(this.sumLine, 'data-value', st.sum);
   }
 
+  /** @param {number} k */
   show(k) {
     this.k = k;
     const m = this.model;
@@ -176,11 +203,13 @@ export class SoftmaxStage {
     this.root.dataset.phase = String(shown);
   }
 
+  /** @param {number} k */
   active(k) {
     if (this.predict.asking(this.model) && k >= ASK) return [this.predict.el];
     return [this.phases[Math.min(k, REVEAL)]];
   }
 
+  /** @param {number} k */
   narrate(k) {
     const labels = this.model.result.tokens;
     const q = this.model.state.q;
@@ -205,6 +234,7 @@ export class SoftmaxStage {
 
 // one row of numbers under the token labels (a phase of the followed row), rewritten in place
 class RowTable {
+  /** @param {string} name @param {Translate} t */
   constructor(name, t) {
     this.name = name;
     this.head = el('tr');
@@ -218,11 +248,13 @@ class RowTable {
     ]);
   }
 
-  /** focus: a key column kept inside the compact window */
+  /** focus: a key column kept inside the compact window
+   * @param {readonly string[]} labels @param {ArrayLike<number> & Iterable<number>} values
+   * @param {number} head @param {number} row @param {number} [focus] */
   update(labels, values, head, row, focus = 0) {
     while (this.body.children.length > values.length) {
-      this.body.lastChild.remove();
-      this.head.lastChild.remove();
+      this.body.lastElementChild?.remove();
+      this.head.lastElementChild?.remove();
     }
     while (this.body.children.length < values.length) {
       this.head.append(el('th'));

@@ -2,23 +2,47 @@
 // Clicking a chip follows that token; a multi-character Chinese chip can be split by the learner.
 import { el } from './dom.js';
 import { isRealTrace } from '../core.js';
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('../../types/index.js').TokenDetail} TokenDetail */
 
 export class TokensStage {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    /** @type {StageModel} */
+    this.model;
+    /** @type {HTMLElement} */
+    this.list;
+    /** @type {HTMLElement} */
+    this.legend;
+    /** @type {StageModel} the model drawn (render) */
+    this.model;
+    /** @type {HTMLElement} the chips' list (render) */
+    this.list;
+    /** @type {HTMLElement[]} one per token */
+    this.chips;
+    /** @type {string[]} what each chip was built from */
+    this.keys;
+    /** @type {HTMLElement} */
+    this.legend;
   }
 
+  /** @param {StageModel} model */
   units(model) {
     return model.result.token_details.length;
   }
 
-  // the stage's introduction: a real model cuts text with its own tokenizer
+  /** the stage's introduction: a real model cuts text with its own tokenizer
+   * @param {StageModel} model */
   whatKey(model) {
     const r = model.result;
-    return isRealTrace(r) ? `stage.tokens.what_${r.model.model_type}` : null;
+    // a real trace's card names its model_type (isRealTrace)
+    return isRealTrace(r) ? `stage.tokens.what_${r.model?.model_type}` : null;
   }
 
+  /** @param {StageModel} model */
   render(model) {
     const { t } = this.ctx;
     this.model = model;
@@ -38,12 +62,13 @@ export class TokensStage {
     this.update(model);
   }
 
-  // chips are kept: only a chip whose token (or focus) changed is built again
+  /** chips are kept: only a chip whose token (or focus) changed is built again
+   * @param {StageModel} model */
   update(model) {
     this.model = model;
     const tokens = model.result.token_details;
     while (this.chips.length > tokens.length) {
-      this.chips.pop().remove();
+      this.chips.pop()?.remove();
       this.keys.pop();
     }
     tokens.forEach((tok, i) => {
@@ -64,6 +89,7 @@ export class TokensStage {
     return true;
   }
 
+  /** @param {TokenDetail} tok @param {number} i @param {boolean} focus */
   chip(tok, i, focus) {
     const { t, actions } = this.ctx;
     const chars = [...tok.text];
@@ -117,11 +143,13 @@ export class TokensStage {
     );
   }
 
+  /** @param {number} k */
   show(k) {
     this.chips.forEach((c, i) => c.classList.toggle('pending', i >= k));
   }
 
-  // while chips appear, the newest one; once all are shown, the whole list
+  /** while chips appear, the newest one; once all are shown, the whole list
+   * @param {number} k */
   narrate(k) {
     const tokens = this.model.result.token_details;
     if (k >= tokens.length)
@@ -138,13 +166,15 @@ export class TokensStage {
     });
   }
 
+  /** @param {number} k */
   active(k) {
     const n = this.model.result.token_details.length;
     return k >= n ? [this.chips[this.model.state.q]] : [this.chips[Math.max(0, k - 1)]];
   }
 }
 
-/** The text with '|' forced between the characters of `token` (located by its UTF-8 bytes). */
+/** The text with '|' forced between the characters of `token` (located by its UTF-8 bytes).
+ * @param {string} text @param {{byte_begin: number, byte_end: number}} token */
 export function splitTokenText(text, token) {
   let bytes = 0;
   let begin = -1;

@@ -25,6 +25,11 @@ import { MaskStage } from './mask.js';
 import { SoftmaxStage } from './softmax.js';
 import { MixStage } from './mix.js';
 import { HeadsStage } from './heads.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').Stage} Stage */
+/** @typedef {import('../player.js').Snapshot} Snapshot */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').Translate} Translate */
 
 const CLASSES = [
   TokensStage,
@@ -39,15 +44,25 @@ const CLASSES = [
 ];
 
 export class Walkthrough {
-  /** @param {object} dom {nav, title, what, body}  @param {object} ctx {core, t, actions, stages} */
+  /**
+   * @param {{nav: HTMLElement, title: HTMLElement, what: HTMLElement, body: HTMLElement}} dom
+   * @param {ViewContext} ctx
+   */
   constructor(dom, ctx) {
     this.dom = dom;
     this.ctx = ctx;
+    /** @type {Stage[]} */
     this.stages = CLASSES.map((C) => new C(dom.body, ctx));
     this.drawn = -1; // which stage the body currently holds
     this.model = null;
     this.current = 0;
     this.buildNav();
+    /** @type {HTMLElement[]} one per stage (buildNav) */
+    this.navButtons;
+    /** @type {boolean | undefined} whether the model changed since the shown stage drew */
+    this.stale;
+    /** @type {Element[] | undefined} the current step's elements (markActive) */
+    this.activeEls;
   }
 
   buildNav() {
@@ -70,31 +85,36 @@ export class Walkthrough {
     this.dom.nav.replaceChildren(...this.navButtons.map((b) => el('li', {}, [b])));
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx.t = t;
     this.buildNav();
     this.drawn = -1;
   }
 
-  // A new trace (or focus/head): the shown stage refreshes in place if it can (update(model) !==
-  // false), else it is drawn anew; other stages are drawn when reached.
+  /** A new trace (or focus/head): the shown stage refreshes in place if it can (update(model) !==
+   * false), else it is drawn anew; other stages are drawn when reached.
+   * @param {StageModel} model */
   setModel(model) {
     this.model = model;
     this.stale = true;
   }
 
+  /** @param {number} stage */
   units(stage) {
     return this.model ? this.stages[stage].units(this.model) : 0;
   }
 
-  /** ms that playing stays on step k of a stage (its explained steps), 0 for the rest */
+  /** ms that playing stays on step k of a stage (its explained steps), 0 for the rest
+   * @param {number} stage @param {number} k */
   holdOf(stage, k) {
-    const view = /** @type {any} */ (this.stages[stage]);
+    const view = this.stages[stage];
     return this.model && view.holdOf ? view.holdOf(k, this.model) : 0;
   }
 
   /** why: the player's reason; 'refresh' (a new trace, another query) draws the same step again
-   *  without replaying its animations (view.still) */
+   *  without replaying its animations (view.still)
+   * @param {Snapshot} snap @param {string} why */
   show(snap, why) {
     if (!this.model) return;
     const { t, stages } = this.ctx;
@@ -114,8 +134,7 @@ export class Walkthrough {
     );
     if (!fresh) {
       // a stage whose introduction is not true for every model names its own (view.whatKey)
-      const own = /** @type {{whatKey?: (model: any) => string}} */ (view).whatKey;
-      this.dom.what.textContent = t(own?.call(view, this.model) || `stage.${id}.what`);
+      this.dom.what.textContent = t(view.whatKey?.(this.model) || `stage.${id}.what`);
       this.dom.body.dataset.stage = id;
       view.render(this.model);
       this.drawn = snap.stage;
@@ -126,7 +145,7 @@ export class Walkthrough {
       });
     }
     const still = fresh && why === 'refresh';
-    /** @type {any} */ (view).still = still;
+    view.still = still;
     if (this.dom.body.hasAttribute('data-still') !== still)
       this.dom.body.toggleAttribute('data-still', still);
     // the stages' CSS animations run 1/speed as long, so they end inside their step (style.css)
@@ -138,10 +157,11 @@ export class Walkthrough {
     this.markActive(view.active ? view.active(snap.k) : []);
   }
 
-  // data-active on the elements of the current step (cleared from the previous step's)
+  /** data-active on the elements of the current step (cleared from the previous step's)
+   * @param {(Element | null | undefined)[]} list */
   markActive(list) {
     for (const e of this.activeEls || []) e.removeAttribute('data-active');
-    this.activeEls = list.filter(Boolean);
+    this.activeEls = /** @type {Element[]} */ (list.filter(Boolean));
     this.activeEls.forEach((e, i) => e.setAttribute('data-active', i === 0 ? 'out' : 'in'));
   }
 
@@ -150,6 +170,7 @@ export class Walkthrough {
    * bottom of the sticky bar (`top` px) and the bottom of the viewport; when they cannot all fit,
    * the computed element (the first) and as many inputs as fit. Scroll boxes inside the stage
    * (a wide table's scroller) are scrolled first so the elements are inside them.
+   * @param {number} top
    */
   reveal(top) {
     const els = this.activeEls || [];
@@ -180,6 +201,7 @@ export class Walkthrough {
     if (Math.abs(dy) >= 1) window.scrollBy({ top: dy, behavior: 'instant' });
   }
 
+  /** @param {Snapshot} snap */
   narrate(snap) {
     if (!this.model || this.drawn !== snap.stage) return '';
     return this.named(this.stages[snap.stage].narrate(snap.k), snap.stage);
@@ -205,6 +227,7 @@ export class Walkthrough {
 
 // scrolls the nearest scrolling box around `e` (a wide table's scroller) so that `e` is inside it;
 // the window is left to reveal()
+/** @param {Element} e */
 function scrollIntoBox(e) {
   const box = e.closest('.scroller');
   if (!box || (box.scrollWidth <= box.clientWidth && box.scrollHeight <= box.clientHeight)) return;
