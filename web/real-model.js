@@ -422,7 +422,7 @@ export async function fetchConvertedModel(address, options = {}) {
     parts.push(part);
     if (onProgress) onProgress({ loaded: received, total: 0 });
   }
-  const blob = new Blob(parts);
+  const blob = new Blob(/** @type {BlobPart[]} */ (parts));
   parts.length = 0;
   const result = await withBytesInModule(
     module,

@@ -68,6 +68,10 @@ export interface Actions {
   loadReal?: (files: unknown, how?: unknown) => Promise<unknown>;
   unloadReal(): void;
   openHead(layer: number, head: number): void;
+  /** the words naming a real model's head on a stage ('' for the other models) */
+  realName?: (result: unknown, head: number, stage: unknown) => string;
+  /** a real model's narration or title with its head named ('' before its views load) */
+  realWords(kind: string, vars: Record<string, unknown>): string;
   errorText(e: unknown): string;
   waitForGuess(): void;
   guessMade(): void;
