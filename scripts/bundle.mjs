@@ -261,7 +261,7 @@ await bundlePackage({
 const favicon = `data:image/svg+xml;base64,${fs.readFileSync(path.join(web, 'favicon.svg')).toString('base64')}`;
 // The single file has no files beside it to fetch the corpus from: it carries every
 // CORPUS_EVERY-th sentence of it (with its header), as many as its size budget allows.
-const CORPUS_EVERY = 70;
+const CORPUS_EVERY = 75;
 const corpusLines = read(web, 'wasm', 'corpus-train.tsv').split('\n');
 let sentence = 0;
 const corpusSample = corpusLines
