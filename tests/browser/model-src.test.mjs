@@ -70,6 +70,7 @@ before(async () => {
   const octets = { 'content-type': 'application/octet-stream' };
   const routes = {
     '/t/listen.js': { body: LISTEN, type: 'text/javascript' },
+    '/favicon.ico': { body: '<svg xmlns="http://www.w3.org/2000/svg"/>', type: 'image/svg+xml' },
     '/m/gpt2.apm': {
       // in three parts, so the bytes arrive in more than one chunk
       handle(req, res) {
