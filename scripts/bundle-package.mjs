@@ -38,6 +38,17 @@ export const EVENTS = [
     description:
       'The core refused the input (the widget keeps the last good trace), or the widget could not start (boot_failed, unsupported). Does not bubble.',
   },
+  {
+    name: 'modelprogress',
+    detail: '{ loaded: number; total: number }',
+    description:
+      'The model named by model-src is downloading: bytes so far and of the total (0 when the server does not say); at most once per MiB, and the last.',
+  },
+  {
+    name: 'modelload',
+    detail: '{ address: string; name: string }',
+    description: "The model named by model-src is loaded and shown; name is its card's.",
+  },
 ];
 
 // state table types -> TypeScript types of the attributes (as strings, since attributes are)

@@ -28,6 +28,8 @@ export interface PlaygroundState {
   theme: '' | 'auto' | 'light' | 'dark';
   /** a comma list of parts to hide */
   hide: string;
+  /** a converted real model's http(s) address (.apm), downloaded and shown; '' for none */
+  'model-src': string;
 }
 
 /** What the widget shows (a copy): heads[h].weights[i][j] = head h's weight of query i on key j. */
@@ -49,6 +51,10 @@ export interface AttentionPlaygroundEventDetails {
   /** the core refused the input, or the widget could not start (boot_failed, unsupported);
    *  does not bubble */
   error: { code: string; message: string };
+  /** the model named by model-src is downloading: bytes so far and of the total (0: unknown) */
+  modelprogress: { loaded: number; total: number };
+  /** the model named by model-src is loaded and shown; name is its card's */
+  modelload: { address: string; name: string };
 }
 
 export type AttentionPlaygroundEventMap = {

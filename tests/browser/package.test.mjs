@@ -355,7 +355,7 @@ test('the element manifest follows its schema, and it, the declarations and the 
   );
   const dts = fs.readFileSync(path.join(pkgDir, 'types/element.d.ts'), 'utf8');
   const block = (name) => dts.slice(dts.indexOf(`interface ${name}`)).split('\n}')[0];
-  const fields = (name) => [...block(name).matchAll(/^ {2}(\w+): /gm)].map((m) => m[1]);
+  const fields = (name) => [...block(name).matchAll(/^ {2}'?([\w-]+)'?: /gm)].map((m) => m[1]);
   assert.deepEqual(
     fields('AttentionPlaygroundEventDetails'),
     decl.events.map((e) => e.name),
