@@ -334,6 +334,9 @@ export class Core {
 export interface RealModel {
   info: Record<string, unknown>;
   trace(text: string, options?: { layer?: number; head?: number; layers?: boolean }): Trace;
+  /** The read-out of the full forward of these token ids (the last hidden state, n x d_model),
+   *  with no trace kept. */
+  readout(ids: ArrayLike<number>): Matrix;
   dispose(): void;
 }
 

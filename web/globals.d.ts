@@ -75,7 +75,17 @@ declare function createAttentionModule(options?: object): Promise<AttentionModul
 interface RealModelHandle {
   info(): { [field: string]: any };
   traceText(text: string, options?: object): CoreResult;
+  readout(ids: Int32Array): CoreResult;
   delete(): void;
+}
+
+/** What openRealModel and openConvertedModel (web/real-model.js) give: the model card, its traces,
+ *  the read-out of given ids (the last hidden state, n x d_model) and dispose. */
+interface RealModelJS {
+  info: { [field: string]: any };
+  trace(text: string, options?: { layer?: number; head?: number; layers?: boolean }): CoreResult;
+  readout(ids: ArrayLike<number>): { rows: number; cols: number; data: Float32Array };
+  dispose(): void;
 }
 
 /** The attention-real module (src/wasm/real_api.cpp): a Hugging Face model folder's files, or

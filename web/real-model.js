@@ -145,11 +145,12 @@ async function readText(file, name, max, signal) {
  *   module: a loaded attention-real; cache: an object of the caller's that keeps the module it
  *   loads for the next call; onProgress: after each slice of the weights copied; signal: cancels
  *   between slices (an Error with code 'aborted').
- * @returns {Promise<{info: {[field: string]: any}, trace: (text: string, options?: {layer?: number,
- *   head?: number, layers?: boolean}) => CoreResult, dispose: () => void}>} info: the model card
+ * @returns {Promise<RealModelJS>} info: the model card
  *   (src/core/schema.hpp hf_model_card); trace: the page's trace shape (write_hf_trace) for the
  *   layer (absent or -1: the last) and head (absent: 0), every layer's weights unless layers is
- *   false; dispose: frees the model's memory in the module (safe to call twice), where the next
+ *   false; readout(ids): the read-out of the full forward of the token ids given (the last hidden
+ *   state, {rows: n, cols: d_model, data}, no trace kept); dispose: frees the model's memory in
+ *   the module (safe to call twice), where the next
  *   model reuses it: WebAssembly memory never shrinks, so only dropping the module itself (and the
  *   cache's) once its models are disposed gives the memory back to the browser.
  * Refusals are CoreErrors: real_missing_file, real_duplicate_file, hf_file_too_large,
@@ -220,8 +221,7 @@ export async function openRealModel(files, options = {}) {
  *   onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal,
  *   name?: string}} [options]  as openRealModel's; name: the file's name in messages (default
  *   the File's own)
- * @returns {Promise<{info: {[field: string]: any}, trace: (text: string, options?: {layer?: number,
- *   head?: number, layers?: boolean}) => CoreResult, dispose: () => void}>} as openRealModel's
+ * @returns {Promise<RealModelJS>} as openRealModel's
  * Refusals are CoreErrors: real_too_large and real_read_failed (with .file), aborted, load_failed,
  * real_unavailable, and the core's own (model_truncated, model_corrupt, model_bad_magic,
  * model_bad_version, model_invalid and the config's and tokenizer's: src/core/real_model_file.hpp).
@@ -434,10 +434,9 @@ export async function fetchConvertedModel(address, options = {}) {
   return handleFor(unwrap(result).model);
 }
 
-// The caller's handle on a loaded RealModel: its card, its traces, and dispose.
+// The caller's handle on a loaded RealModel: its card, its traces, its read-out, and dispose.
 /** @param {RealModelHandle} model
- *  @returns {{info: {[field: string]: any}, trace: (text: string, options?: {layer?: number,
- *   head?: number, layers?: boolean}) => CoreResult, dispose: () => void}} */
+ *  @returns {RealModelJS} */
 function handleFor(model) {
   /** @type {RealModelHandle | null} */
   let handle = model;
@@ -448,6 +447,13 @@ function handleFor(model) {
       if (!handle) throw new CoreError('closed', 'this model was closed');
       checkText(text, LIMITS.max_text_bytes);
       return unwrap(handle.traceText(text, { layer, head, layers }), info);
+    },
+    readout(ids) {
+      if (!handle) throw new CoreError('closed', 'this model was closed');
+      const list = Array.from(ids || []);
+      if (!list.every((id) => Number.isInteger(id) && id >= -(2 ** 31) && id < 2 ** 31))
+        throw new CoreError('bad_token_id', 'token ids must be whole numbers');
+      return unwrap(handle.readout(Int32Array.from(list)), info).hidden;
     },
     dispose() {
       if (handle) handle.delete();

@@ -3,18 +3,23 @@
 //   ap_bench [--quick]
 //   ap_bench --forward N D_MODEL HEADS ITERATIONS   (one size; scripts/bench interleaves these)
 //   ap_bench --hf LAYERS D_MODEL HEADS N ITERATIONS (a GPT-2-shaped model's full forward)
+//   ap_bench --hf-readout FOLDER ITERATIONS ID,ID,...  (a model folder's read-out of those ids:
+//                                                      the ONNX benchmark, scripts/perf/onnx.mjs)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench.hpp"
 #include "error.hpp"
 #include "gemm.hpp"
+#include "hf_model.hpp"
 
 namespace {
 
@@ -37,6 +42,31 @@ void print_ms(const std::vector<double>& ms) {
   std::printf("]");
 }
 
+// a file of the model folder, whole
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ap::Error("io", "cannot open " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<double> hf_readout_of_folder(const std::string& dir, int iterations,
+                                         const char* id_list) {
+  const ap::HfConfig c = ap::parse_hf_config(read_file(dir + "/" + ap::kHfConfigFile));
+  const std::string w = read_file(dir + "/" + ap::kHfWeightsFile);
+  ap::HfModel m = ap::load_hf_model(c, reinterpret_cast<const unsigned char*>(w.data()), w.size());
+  ap::pack_hf_weights(m);  // as the page's module does (natively nothing: Eigen reads them)
+  std::vector<int> ids;
+  for (const char* p = id_list; *p;) {
+    char* end = nullptr;
+    ids.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+    if (end == p) throw ap::Error("bad_token_id", "ids must be whole numbers separated by commas");
+    p = *end == ',' ? end + 1 : end;
+  }
+  return ap::bench_hf_readout(m, ids, iterations);
+}
+
 int run(int argc, char** argv) {
   if (argc == 6 && std::strcmp(argv[1], "--forward") == 0) {
     const int n = std::atoi(argv[2]), d = std::atoi(argv[3]), h = std::atoi(argv[4]);
@@ -47,6 +77,11 @@ int run(int argc, char** argv) {
   if (argc == 7 && std::strcmp(argv[1], "--hf") == 0) {
     print_ms(ap::bench_hf_forward(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]),
                                   std::atoi(argv[5]), std::atoi(argv[6])));
+    std::printf("\n");
+    return 0;
+  }
+  if (argc == 5 && std::strcmp(argv[1], "--hf-readout") == 0) {
+    print_ms(hf_readout_of_folder(argv[2], std::atoi(argv[3]), argv[4]));
     std::printf("\n");
     return 0;
   }

@@ -5,6 +5,8 @@
 
 namespace ap {
 
+struct HfModel;  // hf_model.hpp
+
 // Multiply-add FLOPs of one forward pass, counting only the matrix products (2 per multiply-add):
 //   projections 3 * 2 n d_model (h d_k) + scores 2 n^2 (h d_k) + mix 2 n^2 (h d_k)
 //   + output projection 2 n (h d_k) d_model. Softmax, scaling and copies are not counted.
@@ -24,6 +26,10 @@ std::vector<double> bench_train_step(int n, int d_model, int heads, int iteratio
 // layers of d_model with `heads` heads, d_ff = 4 d_model, n tokens, the last layer traced in
 // full. Warm-up once, then `iterations` times; ms per iteration. GPT-2 small: 12, 768, 12.
 std::vector<double> bench_hf_forward(int layers, int d_model, int heads, int n, int iterations);
+
+// The read-out alone (hf_readout) of a loaded model on the given ids: warm-up once, then
+// `iterations` times; ms per iteration. The ONNX benchmark times the same model in onnxruntime.
+std::vector<double> bench_hf_readout(const HfModel& m, const std::vector<int>& ids, int iterations);
 
 // Times gemm() alone: C (m x n) = A (m x k) B (k x n), `iterations` times; ms per iteration.
 std::vector<double> bench_gemm(int m, int k, int n, int iterations);

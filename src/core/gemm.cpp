@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
@@ -145,7 +146,31 @@ void require_inner(MatrixRef A, MatrixRef B, bool transpose_b) {
 
 using TileFn = void (*)(int, const float* const*, const float*, float*, Eigen::Index, int, int);
 
-// C = A op(B) with op(B) = B or B^T; m x k times k x n.
+// columns per block of B: a multiple of kNR with k x nc about kPackedBFloats
+int block_columns(int k) { return std::max(kNR, kPackedBFloats / k / kNR * kNR); }
+
+// C[:, jc, jc + nb) = A op(B)[:, jc, jc + nb) from that block's packed panels bp (pack_b's layout).
+void block_product(View a, int m, int k, const float* panels, int jc, int nb, float* c,
+                   Eigen::Index ldc, int n, TileFn tile) {
+  const int count = (nb + kNR - 1) / kNR;
+  for (int i0 = 0; i0 < m; i0 += kMC) {
+    const int i1 = std::min(m, i0 + kMC);
+    for (int q = 0; q < count; ++q) {
+      const float* bp = panels + static_cast<std::size_t>(q) * k * kNR;
+      const int j0 = jc + q * kNR;
+      const int cols = std::min(kNR, n - j0);
+      for (int i = i0; i < i1; i += kMR) {
+        const int rows = std::min(kMR, i1 - i);
+        const float* rowp[kMR];
+        for (int r = 0; r < kMR; ++r) rowp[r] = a.p + (i + std::min(r, rows - 1)) * a.ld;
+        tile(k, rowp, bp, c + i * ldc + j0, ldc, rows, cols);
+      }
+    }
+  }
+}
+
+// C = A op(B) with op(B) = B or B^T; m x k times k x n. B is packed here, one block of columns at
+// a time.
 void packed_product(MatrixRef A, MatrixRef B, bool transpose_b, Matrix& C, TileFn tile) {
   require_inner(A, B, transpose_b);
   const int m = static_cast<int>(A.rows());
@@ -157,35 +182,39 @@ void packed_product(MatrixRef A, MatrixRef B, bool transpose_b, Matrix& C, TileF
     C.setZero();
     return;
   }
-  // columns per block of B: a multiple of kNR with k x nc about kPackedBFloats
-  const int nc = std::max(kNR, kPackedBFloats / k / kNR * kNR);
+  const int nc = block_columns(k);
   const int block_panels = (std::min(nc, n) + kNR - 1) / kNR;
   // packed B block: uninitialised storage, every entry is written by pack_b
   std::unique_ptr<float[]> packed(new float[static_cast<std::size_t>(k) * block_panels * kNR]);
   const View a{A.data(), A.outerStride()};
   const View b{B.data(), B.outerStride()};
-  float* c = C.data();
-  const Eigen::Index ldc = n;
   for (int jc = 0; jc < n; jc += nc) {
     const int nb = std::min(nc, n - jc);
     const View bj{transpose_b ? b.p + jc * b.ld : b.p + jc, b.ld};
     pack_b(bj, transpose_b, k, nb, packed.get());
-    const int panels = (nb + kNR - 1) / kNR;
-    for (int i0 = 0; i0 < m; i0 += kMC) {
-      const int i1 = std::min(m, i0 + kMC);
-      for (int q = 0; q < panels; ++q) {
-        const float* bp = packed.get() + static_cast<std::size_t>(q) * k * kNR;
-        const int j0 = jc + q * kNR;
-        const int cols = std::min(kNR, n - j0);
-        for (int i = i0; i < i1; i += kMR) {
-          const int rows = std::min(kMR, i1 - i);
-          const float* rowp[kMR];
-          for (int r = 0; r < kMR; ++r) rowp[r] = a.p + (i + std::min(r, rows - 1)) * a.ld;
-          tile(k, rowp, bp, c + i * ldc + j0, ldc, rows, cols);
-        }
-      }
-    }
+    block_product(a, m, k, packed.get(), jc, nb, C.data(), n, n, tile);
   }
+}
+
+// C = A B from B's panels packed beforehand (PackedB): the same blocks and tiles as
+// packed_product, so the same sums in the same order.
+void prepacked_product(MatrixRef A, const std::vector<float>& panels, int k, int n, Matrix& C,
+                       TileFn tile) {
+  if (A.cols() != k)
+    throw Error("shape_mismatch", "matrix product: A has " + std::to_string(A.cols()) +
+                                      " columns but B has " + std::to_string(k) + " rows");
+  const int m = static_cast<int>(A.rows());
+  C.resize(m, n);
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    C.setZero();
+    return;
+  }
+  const int nc = block_columns(k);
+  const View a{A.data(), A.outerStride()};
+  for (int jc = 0; jc < n; jc += nc)  // jc is a multiple of kNR: its panels start at jc / kNR
+    block_product(a, m, k, panels.data() + static_cast<std::size_t>(jc) * k, jc,
+                  std::min(nc, n - jc), C.data(), n, n, tile);
 }
 
 }  // namespace
@@ -202,12 +231,33 @@ void gemm_packed_portable(MatrixRef A, MatrixRef B, bool transpose_b, Matrix& C)
   packed_product(A, B, transpose_b, C, &tile_scalar);
 }
 
+PackedB PackedB::panels_of(MatrixRef B) {
+  PackedB p;
+  p.k_ = static_cast<int>(B.rows());
+  p.n_ = static_cast<int>(B.cols());
+  const int panels = (p.n_ + kNR - 1) / kNR;
+  p.panels_.resize(static_cast<std::size_t>(p.k_) * panels * kNR);
+  if (p.k_ > 0 && p.n_ > 0)
+    pack_b(View{B.data(), B.outerStride()}, false, p.k_, p.n_, p.panels_.data());
+  return p;
+}
+
+PackedB PackedB::pack(MatrixRef B) { return gemm_uses_simd128() ? panels_of(B) : PackedB(); }
+
+void gemm_packed_portable(MatrixRef A, const PackedB& B, Matrix& C) {
+  prepacked_product(A, B.panels_, B.k_, B.n_, C, &tile_scalar);
+}
+
 #ifdef __wasm_simd128__
 bool gemm_uses_simd128() { return true; }
+void gemm(MatrixRef A, const PackedB& B, Matrix& C) {
+  prepacked_product(A, B.panels_, B.k_, B.n_, C, &tile_simd);
+}
 void gemm(MatrixRef A, MatrixRef B, Matrix& C) { packed_product(A, B, false, C, &tile_simd); }
 void gemm_abt(MatrixRef A, MatrixRef B, Matrix& C) { packed_product(A, B, true, C, &tile_simd); }
 #else
 bool gemm_uses_simd128() { return false; }
+void gemm(MatrixRef A, const PackedB& B, Matrix& C) { gemm_packed_portable(A, B, C); }
 void gemm(MatrixRef A, MatrixRef B, Matrix& C) { gemm_eigen(A, B, false, C); }
 void gemm_abt(MatrixRef A, MatrixRef B, Matrix& C) { gemm_eigen(A, B, true, C); }
 #endif

@@ -5,6 +5,8 @@
 // Shapes: A: m x k. gemm: B: k x n. gemm_abt: B: n x k (used as B^T). C: m x n, resized.
 // C must not alias A or B.
 #pragma once
+#include <vector>
+
 #include "matrix.hpp"
 
 namespace ap {
@@ -25,5 +27,32 @@ void gemm_packed_portable(MatrixRef A, MatrixRef B, bool transpose_b, Matrix& C)
 
 // True when gemm/gemm_abt use the SIMD128 kernel in this build.
 bool gemm_uses_simd128();
+
+// B (k x n) packed once for many products C = A B: a model's weights, packed when it is loaded
+// rather than on every product. Holds the kernel's panels of kNR columns, not B; B may go.
+class PackedB {
+ public:
+  PackedB() = default;
+  // Panels where gemm has a packed kernel (SIMD128), otherwise an empty PackedB: natively the
+  // products go to Eigen on B itself, which has nothing to gain from it.
+  static PackedB pack(MatrixRef B);
+  // Panels in every build (the native tests of the packed path).
+  static PackedB panels_of(MatrixRef B);
+  bool empty() const { return panels_.empty(); }
+  Eigen::Index rows() const { return k_; }
+  Eigen::Index cols() const { return n_; }
+
+ private:
+  friend void gemm(MatrixRef A, const PackedB& B, Matrix& C);
+  friend void gemm_packed_portable(MatrixRef A, const PackedB& B, Matrix& C);
+  int k_ = 0, n_ = 0;
+  std::vector<float> panels_;
+};
+
+// C = A B from B packed beforehand (B not empty): the same tiles and sums as gemm(A, B, C) under
+// SIMD128, and as gemm_packed_portable natively.
+void gemm(MatrixRef A, const PackedB& B, Matrix& C);
+// The same product with scalar lanes, in every build: bit-identical to gemm_packed_portable(A, B).
+void gemm_packed_portable(MatrixRef A, const PackedB& B, Matrix& C);
 
 }  // namespace ap

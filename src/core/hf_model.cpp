@@ -2,7 +2,12 @@
 #include "hf_model.hpp"
 
 #include <cmath>
+#include <new>
 #include <string>
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 
 #include "error.hpp"
 #include "gemm.hpp"
@@ -300,12 +305,65 @@ void activate(Matrix& h, const std::string& a) {
   }
 }
 
-// y = x W + b
-Matrix affine(MatrixRef x, MatrixRef W, MatrixRef b) {
+// y = x W + b, from W's packed panels when the model has them
+Matrix affine(MatrixRef x, MatrixRef W, const PackedB& packed, MatrixRef b) {
   Matrix y;
-  gemm(x, W, y);
+  if (packed.empty())
+    gemm(x, W, y);
+  else
+    gemm(x, packed, y);
   y.rowwise() += b.row(0);
   return y;
+}
+
+#ifdef __wasm_simd128__
+// e^x in four lanes, as Cephes' expf: x = k ln 2 + r with |r| <= ln 2 / 2, e^r by its degree-6
+// polynomial, times 2^k made in the exponent bits; x is clamped to [-87, 88] (e^x stays a normal
+// float). Relative error about 2e-7 against std::exp.
+v128_t exp4(v128_t x) {
+  x = wasm_f32x4_min(wasm_f32x4_max(x, wasm_f32x4_splat(-87.0f)), wasm_f32x4_splat(88.0f));
+  const v128_t k = wasm_f32x4_floor(wasm_f32x4_add(
+      wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)), wasm_f32x4_splat(0.5f)));
+  // r = x - k ln 2, ln 2 in two parts so that k ln 2's rounding stays out of r
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, wasm_f32x4_splat(0.693359375f)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(k, wasm_f32x4_splat(-2.12194440e-4f)));
+  v128_t y = wasm_f32x4_splat(1.9875691500e-4f);
+  for (const float c :
+       {1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f})
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, r), wasm_f32x4_splat(c));
+  y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(wasm_f32x4_mul(y, r), r), r),
+                     wasm_f32x4_splat(1.0f));
+  const v128_t two_k =
+      wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+  return wasm_f32x4_mul(y, two_k);
+}
+#endif
+
+// gelu_new on every entry: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3). Under SIMD128
+// four at a time as x - x / (e^(2u) + 1), the same function (1 + tanh(u) = 2 - 2 / (e^(2u) + 1));
+// elsewhere activate's std::tanh.
+void gelu_new(Matrix& h) {
+#ifdef __wasm_simd128__
+  float* p = h.data();
+  const Eigen::Index count = h.size();
+  Eigen::Index i = 0;
+  const v128_t c2 = wasm_f32x4_splat(2.0f * 0.79788456080286536f);
+  const v128_t a = wasm_f32x4_splat(0.044715f);
+  const v128_t one = wasm_f32x4_splat(1.0f);
+  for (; i + 4 <= count; i += 4) {
+    const v128_t x = wasm_v128_load(p + i);
+    const v128_t inner =
+        wasm_f32x4_add(x, wasm_f32x4_mul(a, wasm_f32x4_mul(wasm_f32x4_mul(x, x), x)));
+    const v128_t e = exp4(wasm_f32x4_mul(c2, inner));
+    wasm_v128_store(p + i, wasm_f32x4_sub(x, wasm_f32x4_div(x, wasm_f32x4_add(e, one))));
+  }
+  for (; i < count; ++i) {
+    const float x = p[i];
+    p[i] = 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+  }
+#else
+  activate(h, "gelu_new");
+#endif
 }
 
 // Keeps only what every layer shows: each head's weights.
@@ -322,23 +380,31 @@ void keep_weights_only(Trace& t) {
 
 }  // namespace
 
-TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
-  const HfConfig& c = m.config;
-  const int n = static_cast<int>(ids.size());
+namespace {
+// ids: 1 to the model's positions, each a row of its vocabulary
+void check_ids(const HfConfig& c, const std::vector<int>& ids) {
+  const std::size_t n = ids.size();
   if (n < 1) throw Error("empty_text", "there are no tokens to run the model on");
-  if (n > c.positions)
+  if (n > static_cast<std::size_t>(c.positions))
     throw Error("too_many_tokens", "the text has " + std::to_string(n) +
                                        " tokens; this model reads at most " +
                                        std::to_string(c.positions) + ": shorten the text");
-  if (layer < -1 || layer >= c.layers)
-    throw Error("bad_layer", "the layer must be between 0 and " + std::to_string(c.layers - 1) +
-                                 ", got " + std::to_string(layer));
-  if (layer == -1) layer = c.layers - 1;
   for (const int id : ids)
     if (id < 0 || id >= c.vocab_size)
       throw Error("bad_token_id", "token id " + std::to_string(id) +
                                       " is outside the vocabulary (0 to " +
                                       std::to_string(c.vocab_size - 1) + ")");
+}
+}  // namespace
+
+TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
+  const HfConfig& c = m.config;
+  const int n = static_cast<int>(ids.size());
+  check_ids(c, ids);
+  if (layer < -1 || layer >= c.layers)
+    throw Error("bad_layer", "the layer must be between 0 and " + std::to_string(c.layers - 1) +
+                                 ", got " + std::to_string(layer));
+  if (layer == -1) layer = c.layers - 1;
 
   TextTrace out;
   out.weights = c.model_type;
@@ -378,18 +444,18 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
       T.attn = attend(T.norm_attn.y, L.attn, opt, limits);
       T.mid = T.input + T.attn.output;
       T.norm_ffn = norm(T.mid, L.norm_ffn, c.eps);
-      T.hidden = affine(T.norm_ffn.y, L.W_1, L.b_1);
+      T.hidden = affine(T.norm_ffn.y, L.W_1, L.packed_W_1, L.b_1);
       activate(T.hidden, c.activation);
-      T.ffn_out = affine(T.hidden, L.W_2, L.b_2);
+      T.ffn_out = affine(T.hidden, L.W_2, L.packed_W_2, L.b_2);
       T.output = T.mid + T.ffn_out;
     } else {
       T.attn = attend(T.input, L.attn, opt, limits);
       T.sum_attn = T.input + T.attn.output;
       T.norm_attn = norm(T.sum_attn, L.norm_attn, c.eps);
       T.mid = T.norm_attn.y;
-      T.hidden = affine(T.mid, L.W_1, L.b_1);
+      T.hidden = affine(T.mid, L.W_1, L.packed_W_1, L.b_1);
       activate(T.hidden, c.activation);
-      T.ffn_out = affine(T.hidden, L.W_2, L.b_2);
+      T.ffn_out = affine(T.hidden, L.W_2, L.packed_W_2, L.b_2);
       T.sum_ffn = T.mid + T.ffn_out;
       T.norm_ffn = norm(T.sum_ffn, L.norm_ffn, c.eps);
       T.output = T.norm_ffn.y;
@@ -407,6 +473,112 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
   }
   out.network.norm_out.y = pre_norm ? norm(X, m.norm_out, c.eps).y : X;
   return out;
+}
+
+void pack_hf_weights(HfModel& m) {
+  if (!gemm_uses_simd128()) return;
+  try {
+    for (HfLayer& L : m.layers) {
+      const Weights& w = L.attn;
+      Matrix qkv(w.W_Q.rows(), w.W_Q.cols() + w.W_K.cols() + w.W_V.cols());
+      qkv << w.W_Q, w.W_K, w.W_V;
+      L.packed_qkv = PackedB::pack(qkv);
+      L.packed_W_O = PackedB::pack(w.W_O);
+      L.packed_W_1 = PackedB::pack(L.W_1);
+      L.packed_W_2 = PackedB::pack(L.W_2);
+    }
+  } catch (const std::bad_alloc&) {
+    for (HfLayer& L : m.layers) L.packed_qkv = L.packed_W_O = L.packed_W_1 = L.packed_W_2 = {};
+  }
+}
+
+namespace {
+
+// Multi-head attention of one layer for the read-out: attend's passes 1-8 with no stage kept.
+// X: n x d_model. Q, K and V of every head in one product (n x 3 h d_k); for a causal query i only
+// keys 0..i are scored into the softmax (the others get weight 0, as exp(-inf) gives them).
+Matrix attention_readout(MatrixRef X, const HfLayer& L, const HfConfig& c) {
+  const Weights& w = L.attn;
+  const int n = static_cast<int>(X.rows());
+  const int h = c.heads, dk = c.d_k, hd = h * dk;
+  Matrix qkv;
+  if (!L.packed_qkv.empty()) {
+    gemm(X, L.packed_qkv, qkv);
+  } else {
+    qkv.resize(n, 3 * hd);
+    Matrix part;
+    const Matrix* W[3] = {&w.W_Q, &w.W_K, &w.W_V};
+    for (int p = 0; p < 3; ++p) {
+      gemm(X, *W[p], part);
+      qkv.middleCols(p * hd, hd) = part;
+    }
+  }
+  const Matrix* b[3] = {&w.b_Q, &w.b_K, &w.b_V};
+  for (int p = 0; p < 3; ++p)
+    if (b[p]->size() != 0) qkv.middleCols(p * hd, hd).rowwise() += b[p]->row(0);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  Matrix concat(n, hd), scores, mixed;
+  for (int head = 0; head < h; ++head) {
+    const auto Q = qkv.middleCols(head * dk, dk);
+    const auto K = qkv.middleCols(hd + head * dk, dk);
+    const auto V = qkv.middleCols(2 * hd + head * dk, dk);
+    gemm_abt(Q, K, scores);  // n x n, row i = query i, column j = key j
+    for (int i = 0; i < n; ++i) {
+      float* row = scores.row(i).data();
+      const int seen = c.causal ? i + 1 : n;
+      for (int j = 0; j < seen; ++j) row[j] *= scale;
+      const SoftmaxRow r = softmax_exps(row, seen, 1.0f, row);
+      const float inv = 1.0f / r.sum;
+      for (int j = 0; j < seen; ++j) row[j] *= inv;
+      for (int j = seen; j < n; ++j) row[j] = 0.0f;
+    }
+    gemm(scores, V, mixed);
+    concat.middleCols(head * dk, dk) = mixed;
+  }
+  Matrix out;
+  if (L.packed_W_O.empty())
+    gemm(concat, w.W_O, out);
+  else
+    gemm(concat, L.packed_W_O, out);
+  if (w.b_O.size() != 0) out.rowwise() += w.b_O.row(0);
+  return out;
+}
+
+// The feed-forward block: act(x W_1 + b_1) W_2 + b_2
+Matrix feed_forward_readout(MatrixRef x, const HfLayer& L, const std::string& activation) {
+  Matrix hidden = affine(x, L.W_1, L.packed_W_1, L.b_1);
+  if (activation == "gelu_new" || activation == "gelu_pytorch_tanh")
+    gelu_new(hidden);
+  else
+    activate(hidden, activation);
+  return affine(hidden, L.W_2, L.packed_W_2, L.b_2);
+}
+
+}  // namespace
+
+Matrix hf_readout(const HfModel& m, const std::vector<int>& ids) {
+  const HfConfig& c = m.config;
+  check_ids(c, ids);
+  const int n = static_cast<int>(ids.size());
+  Matrix X(n, c.d_model);
+  for (int i = 0; i < n; ++i) X.row(i) = m.token_rows.row(ids[i]) + m.position_rows.row(i);
+  if (m.type_row.size() != 0) X.rowwise() += m.type_row.row(0);
+  const bool pre_norm = c.model_type == "gpt2";
+  if (!pre_norm) X = norm(X, m.norm_embed, c.eps).y;
+  for (std::size_t l = 0; l < m.layers.size(); ++l) {
+    const HfLayer& L = m.layers[l];
+    if (pre_norm) {
+      X += attention_readout(norm(X, L.norm_attn, c.eps).y, L, c);
+      X += feed_forward_readout(norm(X, L.norm_ffn, c.eps).y, L, c.activation);
+    } else {
+      const Matrix mid = norm(X + attention_readout(X, L, c), L.norm_attn, c.eps).y;
+      X = norm(mid + feed_forward_readout(mid, L, c.activation), L.norm_ffn, c.eps).y;
+    }
+    if (!X.allFinite())
+      throw Error("overflow", "layer " + std::to_string(l) +
+                                  "'s output grew beyond float32 range: the weights are broken");
+  }
+  return pre_norm ? norm(X, m.norm_out, c.eps).y : X;
 }
 
 std::vector<Token> HfTextModel::tokenize(std::string_view text, const Settings&) const {
@@ -495,9 +667,15 @@ void check_tokenizer(const HfConfig& c, const hf::Tokenizer& t) {
                     ": the files come from different models");
 }
 
+HfTextModel::HfTextModel(HfModel m, Tokenizer tokenizer)
+    : m_(std::move(m)), tokenizer_(std::move(tokenizer)) {
+  pack_hf_weights(m_);
+}
+
 HfTextModel::HfTextModel(HfModel m, std::shared_ptr<const hf::Tokenizer> tokenizer)
     : m_(std::move(m)) {
   check_tokenizer(m_.config, *tokenizer);
+  pack_hf_weights(m_);
   tokenizer_ = [tok = std::move(tokenizer)](std::string_view text) {
     return hf_tokens(tok->encode(text));
   };

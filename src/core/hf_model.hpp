@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "attention.hpp"
+#include "gemm.hpp"
 #include "hf_tokenizer.hpp"
 #include "model.hpp"
 #include "network.hpp"
@@ -78,6 +79,10 @@ struct HfLayer {
   LayerNormParams norm_ffn;   // gpt2 ln_2 (before the FFN); bert output.LayerNorm (after it)
   Matrix W_1, b_1;            // d_model x d_ff, 1 x d_ff
   Matrix W_2, b_2;            // d_ff x d_model, 1 x d_model
+  // The products' weights packed once (pack_hf_weights): [W_Q | W_K | W_V] (d_model x 3 h d_k),
+  // W_O, W_1, W_2. Empty natively, and where memory did not allow them: each product then packs
+  // its own.
+  PackedB packed_qkv, packed_W_O, packed_W_1, packed_W_2;
 };
 
 struct HfModel {
@@ -122,6 +127,19 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer = 
 // `t` and `m`. Throws ap::Error shape_mismatch for a layer the trace does not have.
 LayerWalk hf_layer_walk(const HfModel& m, const NetworkTrace& t, int l);
 
+// Packs every layer's weights for gemm's packed kernel (gemm.hpp PackedB), where there is one
+// (WebAssembly SIMD128): hf_readout and hf_forward's feed-forward block then read them instead
+// of packing the same weights on every product. Doubles the weights' memory; a model for which
+// that memory cannot be had keeps none (the products pack their own, as without it).
+void pack_hf_weights(HfModel& m);
+
+// The read-out alone: Y (n x d_model) of the full forward of ids, the same numbers as
+// hf_forward(m, ids).network.norm_out.y up to float rounding, keeping no trace (what another
+// engine's "last hidden state" is, for comparing and timing engines). The same passes, faster:
+// one product for Q, K and V of every head, softmax over the keys a causal query sees only, and
+// gelu_new in SIMD128 lanes under WebAssembly. Throws as hf_forward.
+Matrix hf_readout(const HfModel& m, const std::vector<int>& ids);
+
 // The tokens of an encoding as a trace shows them: each piece's text, bytes and id; special
 // tokens ([CLS], <|endoftext|>) are Symbol, the rest Word, all known.
 std::vector<Token> hf_tokens(const hf::Encoding& e);
@@ -138,8 +156,8 @@ void check_tokenizer(const HfConfig& c, const hf::Tokenizer& t);
 class HfTextModel : public TextModel {
  public:
   using Tokenizer = std::function<std::vector<Token>(std::string_view text)>;
-  HfTextModel(HfModel m, Tokenizer tokenizer)
-      : m_(std::move(m)), tokenizer_(std::move(tokenizer)) {}
+  // Both pack the model's weights (pack_hf_weights).
+  HfTextModel(HfModel m, Tokenizer tokenizer);
   // With the folder's own tokenizer (check_tokenizer first).
   HfTextModel(HfModel m, std::shared_ptr<const hf::Tokenizer> tokenizer);
   std::string kind() const override { return m_.config.model_type; }

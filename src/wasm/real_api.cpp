@@ -20,6 +20,7 @@
 #include <new>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "convert.hpp"
 #include "error.hpp"
@@ -47,6 +48,11 @@ class RealModel {
   // layer's every head's weights, "layers", in the result)}. -> {ok, ...the trace} (write_hf_trace)
   val trace_text(const val& text, const val& options);
   val trace_text_defaults(const val& text) { return trace_text(text, val::undefined()); }
+
+  // ids: an Int32Array of token ids (1 to the model's positions). -> {ok, hidden: {rows: n, cols:
+  // d_model, data}}: the read-out Y of the full forward (hf_readout), the model's last hidden
+  // state, with no trace kept: what another engine computes from the same ids.
+  val readout(const val& ids);
 
  private:
   HfTextModel model_;
@@ -77,6 +83,19 @@ val RealModel::trace_text(const val& text_v, const val& options) {
     val o = ok();
     schema::write_hf_trace(
         JsWriter{}, o, t, parts, [&] { return card_; }, &model_.model());
+    return o;
+  });
+}
+
+val RealModel::readout(const val& ids_v) {
+  return guarded([&] {
+    const HfConfig& c = model_.model().config;
+    const std::size_t n = typed_length(ids_v, "Int32Array", "ids",
+                                       static_cast<std::size_t>(c.positions), "too_many_tokens");
+    std::vector<int> ids(n);
+    if (n) val(emscripten::typed_memory_view(n, ids.data())).call<void>("set", ids_v);
+    val o = ok();
+    o.set(js_name("hidden"), mat(hf_readout(model_.model(), ids)));  // hf_readout checks the ids
     return o;
   });
 }
@@ -205,7 +224,8 @@ EMSCRIPTEN_BINDINGS(real_api) {
   emscripten::class_<RealModel>("RealModel")
       .function("info", &RealModel::info)
       .function("traceText", &RealModel::trace_text_defaults)  // (text)
-      .function("traceText", &RealModel::trace_text);          // (text, options)
+      .function("traceText", &RealModel::trace_text)           // (text, options)
+      .function("readout", &RealModel::readout);               // (ids: Int32Array)
   emscripten::function("realModelFileNames", &js_real_model_file_names);
   emscripten::function("loadRealModel", &js_load_real_model);
   emscripten::function("loadConvertedModel", &js_load_converted_model);

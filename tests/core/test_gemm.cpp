@@ -119,6 +119,36 @@ TEST_CASE("packed product reads strided blocks, and gemm/gemm_abt agree with Eig
   CHECK(eigen.cols() == 9);
 }
 
+TEST_CASE("PackedB: products from B packed once equal the product that packs B, bit for bit") {
+  // k x n past one block of packed columns (kPackedBFloats), ragged m and n
+  for (auto [m, k, n] : {std::tuple{1, 7, 5}, {13, 30, 17}, {37, 300, 301}}) {
+    CAPTURE(m);
+    CAPTURE(k);
+    CAPTURE(n);
+    const Matrix A = random_matrix(m, k, 11);
+    const Matrix B = random_matrix(k, n, 12);
+    const ap::PackedB P = ap::PackedB::panels_of(B);
+    CHECK(P.rows() == k);
+    CHECK(P.cols() == n);
+    Matrix once, each;
+    ap::gemm_packed_portable(A, P, once);
+    ap::gemm_packed_portable(A, B, false, each);
+    REQUIRE(once.rows() == m);
+    REQUIRE(once.cols() == n);
+    CHECK(std::memcmp(once.data(), each.data(), sizeof(float) * once.size()) == 0);
+    // A read through a strided block
+    const Matrix wide = random_matrix(m, k + 9, 13);
+    ap::gemm_packed_portable(wide.middleCols(4, k), P, once);
+    ap::gemm_packed_portable(wide.middleCols(4, k), B, false, each);
+    CHECK(std::memcmp(once.data(), each.data(), sizeof(float) * once.size()) == 0);
+  }
+  Matrix C;
+  CHECK_THROWS_AS(ap::gemm_packed_portable(Matrix(2, 3), ap::PackedB::panels_of(Matrix(4, 5)), C),
+                  ap::Error);
+  // natively pack() keeps nothing: the products go to Eigen
+  CHECK(ap::PackedB::pack(random_matrix(4, 5, 1)).empty() == !ap::gemm_uses_simd128());
+}
+
 TEST_CASE("packed product: empty depth gives zeros, mismatched shapes throw") {
   Matrix C;
   ap::gemm_packed_portable(Matrix(3, 0), Matrix(0, 5), false, C);

@@ -95,6 +95,29 @@ TEST_CASE("hf_forward: every head's weights and every hidden state match the PyT
   }
 }
 
+TEST_CASE("hf_readout: hf_forward's read-out, and the PyTorch reference's, for each architecture") {
+  for (const std::string folder : kFolders) {
+    CAPTURE(folder);
+    ap::HfModel m = load(folder);
+    ap::pack_hf_weights(m);  // natively a no-op: the products stay Eigen's
+    const json ref = json::parse(fixture(folder, "reference.json"));
+    for (const json& c : ref.at("cases")) {
+      const std::vector<int> ids = c.at("ids").get<std::vector<int>>();
+      CAPTURE(ids.size());
+      const ap::Matrix y = ap::hf_readout(m, ids);
+      const ap::Matrix want = ap::hf_forward(m, ids).network.norm_out.y;
+      REQUIRE(y.rows() == want.rows());
+      REQUIRE(y.cols() == want.cols());
+      CHECK((y - want).cwiseAbs().maxCoeff() < 1e-5f);
+      CHECK(worst(y, c.at("readout")) < 1e-5);
+    }
+  }
+  const ap::HfModel m = load("gpt2_f32");
+  CHECK(ap_test::code_of([&] { ap::hf_readout(m, {}); }) == "empty_text");
+  CHECK(ap_test::code_of([&] { ap::hf_readout(m, {1, 100000}); }) == "bad_token_id");
+  CHECK(ap_test::code_of([&] { ap::hf_readout(m, std::vector<int>(17, 1)); }) == "too_many_tokens");
+}
+
 TEST_CASE("hf_forward: the stages of the chosen head hold together") {
   const ap::HfModel m = load("gpt2_f32");
   const ap::TextTrace t = ap::hf_forward(m, {3, 70, 200, 5, 9}, 1);
