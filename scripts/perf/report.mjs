@@ -61,6 +61,32 @@ for (const [k, g] of Object.entries(bench.gemm))
     `| ${k.replaceAll('x', ' × ')} | ${gf(g.flops, g.nativeO2)} | ${gf(g.flops, g.nativeO3)} | ${gf(g.flops, g.wasm)} |`,
   );
 lines.push('');
+const onnx = bench.onnx;
+if (onnx && onnx.lengths) {
+  const o = onnx.model;
+  lines.push(
+    `A real model's full forward, ours against onnxruntime (${onnx.versions.onnxruntimeWeb}): ` +
+      `random weights of GPT-2 ${o.shape}'s shape (${o.layers} layers, d_model ${o.dModel}, ` +
+      `${o.heads} heads, d_ff ${o.dFf}), the same token ids, the last hidden state; ms per ` +
+      `forward, minimum (median); GFLOP/s by ${onnx.flopFormula}. In Chromium both engines run ` +
+      'in one page taking turns; onnxruntime-web on its WebAssembly backend, one thread, SIMD; ' +
+      'onnxruntime-node one thread; ours natively is Eigen at -O3 -march=native.',
+  );
+  lines.push('');
+  lines.push(
+    '| tokens | ours, Chromium | onnxruntime-web, Chromium | ours / onnxruntime-web | ours, native | onnxruntime-node | GFLOP/s ours, ort-web, native, ort-node | largest difference |',
+  );
+  lines.push('|---|---|---|---|---|---|---|---|');
+  const cell = (s) => `${f(s.min)} (${f(s.median)})`;
+  for (const x of Object.values(onnx.lengths))
+    lines.push(
+      `| ${x.n} | ${cell(x.oursChromium)} | ${cell(x.ortWebChromium)} | ${x.oursOverOrtWeb.toFixed(2)} | ` +
+        `${cell(x.oursNative)} | ${cell(x.ortNode)} | ` +
+        `${[x.oursChromium, x.ortWebChromium, x.oursNative, x.ortNode].map((s) => f(s.gflops)).join(', ')} | ` +
+        `${x.maxAbsDiffOursVsOrtWeb.toExponential(1)} |`,
+    );
+  lines.push('');
+}
 const extra = [];
 if (train)
   extra.push(

@@ -50,6 +50,15 @@ try {
   assert.ok(Object.keys(bench.gemm).length > 0, 'bench.json has no gemm timings');
   assert.ok(bench.memory.node && bench.memory.node.recomputations > 0, 'no memory measurement');
   assert.equal(bench.page, null, '--no-page still measured the page');
+  // the real model against onnxruntime: every engine at every length, and the engines agree
+  assert.ok(bench.onnx && bench.onnx.lengths, 'bench.json has no "onnx" section');
+  const lengths = Object.values(bench.onnx.lengths);
+  assert.ok(lengths.length >= 3, 'the onnx section has fewer than three lengths');
+  for (const x of lengths) {
+    for (const engine of ['oursChromium', 'ortWebChromium', 'oursNative', 'ortNode'])
+      assert.ok(x[engine] && x[engine].runs > 0, `no ${engine} timing at ${x.n} tokens`);
+    assert.ok(x.maxAbsDiffOursVsOrtWeb <= 1e-4, `ours and onnxruntime-web differ at ${x.n} tokens`);
+  }
 
   const train = JSON.parse(fs.readFileSync(path.join(outDir, 'train.json'), 'utf8'));
   for (const engine of ['native', 'wasmNode', 'browserWorker'])
@@ -66,6 +75,7 @@ try {
   assert.equal(report.status, 0, report.stderr);
   const table = fs.readFileSync(doc, 'utf8');
   assert.match(table, /\| 512, 768, 12 \|/, 'the report has no row for the BERT-base layer');
+  assert.match(table, /onnxruntime-web/, 'the report has no onnxruntime table');
   assert.ok(!/undefined|NaN/.test(table), `the report prints undefined or NaN:\n${table}`);
   console.log('bench smoke: every section written');
 } finally {
