@@ -188,8 +188,26 @@ const siteOut = await esbuild.build({
   logLevel: 'error',
   external: ['node:*'],
   define: { AP_BUNDLE: JSON.stringify('site') },
+  metafile: true,
 });
 for (const f of siteOut.outputFiles) write(f.path, jsBanner + f.text);
+// app.js's static imports, and theirs: index.html names them (modulepreload) so the browser
+// fetches them beside app.js instead of one round trip after it has parsed app.js
+const staticChunks = (() => {
+  const outputs = siteOut.metafile.outputs;
+  const rel = (p) => path.relative(site, path.resolve(p)).split(path.sep).join('/');
+  const key = Object.keys(outputs).find((k) => rel(k) === 'app.js');
+  const seen = new Set();
+  const walk = (k) => {
+    for (const i of outputs[k].imports)
+      if (i.kind === 'import-statement' && !seen.has(i.path)) {
+        seen.add(i.path);
+        walk(i.path);
+      }
+  };
+  walk(key);
+  return [...seen].map(rel).sort();
+})();
 // the hosted page fetches each language in two parts: the later part with the first view that
 // needs it (lang.js LATER_KEYS)
 for (const [lang, strings] of Object.entries(locales)) {
@@ -213,7 +231,8 @@ write(
     .replace(
       '<script type="module" src="main.js"></script>',
       '<link rel="preload" href="wasm/attention.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
-        '<script src="wasm/attention.js" defer></script>\n<script type="module" src="app.js"></script>',
+        '<script src="wasm/attention.js" defer></script>\n<script type="module" src="app.js"></script>\n' +
+        staticChunks.map((c) => `<link rel="modulepreload" href="${c}">`).join('\n'),
     )
     // opened from disk, the page hands over to the single file (web/from-disk.js)
     .replace('</head>', '<script src="from-disk.js"></script>\n</head>'),
