@@ -607,39 +607,25 @@ LayerWalk hf_layer_walk(const HfModel& m, const NetworkTrace& t, int l) {
   const LayerTrace& T = t.layers[static_cast<std::size_t>(l)];
   LayerWalk w;
   w.steps.reserve(6);
-  auto step = [&](StepKind kind, const char* name, std::vector<int> from, const Matrix* out) {
-    WalkStep s;
-    s.kind = kind;
-    s.name = name;
-    s.from = std::move(from);
-    s.out = out;
-    s.eps = m.config.eps;
-    w.steps.push_back(std::move(s));
-    return &w.steps.back();
-  };
-  auto norm_step = [&](const char* name, int from, const NormTrace& nt, const LayerNormParams& p) {
-    WalkStep* s = step(StepKind::norm, name, {from}, &nt.y);
-    s->norm = &nt;
-    s->params = &p;
-  };
+  const float eps = m.config.eps;
   if (m.config.model_type == "gpt2") {
     // pre-LayerNorm: ln_1, attention, + input, ln_2, MLP, + mid; attention reads step 0
-    norm_step("norm_attn", kLayerInput, T.norm_attn, L.norm_attn);
-    step(StepKind::attention, "attention", {0}, &T.attn.output);
-    step(StepKind::add, "residual_attn", {kLayerInput, 1}, &T.mid);
-    norm_step("norm_ffn", 2, T.norm_ffn, L.norm_ffn);
-    step(StepKind::feed_forward, "feed_forward", {3}, &T.ffn_out);
-    step(StepKind::add, "residual_ffn", {2, 4}, &T.output);
+    w.add_norm("norm_attn", kLayerInput, T.norm_attn, L.norm_attn, eps);
+    w.add_step(StepKind::attention, "attention", {0}, &T.attn.output);
+    w.add_step(StepKind::add, "residual_attn", {kLayerInput, 1}, &T.mid);
+    w.add_norm("norm_ffn", 2, T.norm_ffn, L.norm_ffn, eps);
+    w.add_step(StepKind::feed_forward, "feed_forward", {3}, &T.ffn_out);
+    w.add_step(StepKind::add, "residual_ffn", {2, 4}, &T.output);
     w.attention_input = 0;
   } else {
     // post-LayerNorm: attention on the input itself, + input, LayerNorm, feed-forward, + that,
     // LayerNorm
-    step(StepKind::attention, "attention", {kLayerInput}, &T.attn.output);
-    step(StepKind::add, "residual_attn", {kLayerInput, 0}, &T.sum_attn);
-    norm_step("norm_attn", 1, T.norm_attn, L.norm_attn);
-    step(StepKind::feed_forward, "feed_forward", {2}, &T.ffn_out);
-    step(StepKind::add, "residual_ffn", {2, 3}, &T.sum_ffn);
-    norm_step("norm_ffn", 4, T.norm_ffn, L.norm_ffn);
+    w.add_step(StepKind::attention, "attention", {kLayerInput}, &T.attn.output);
+    w.add_step(StepKind::add, "residual_attn", {kLayerInput, 0}, &T.sum_attn);
+    w.add_norm("norm_attn", 1, T.norm_attn, L.norm_attn, eps);
+    w.add_step(StepKind::feed_forward, "feed_forward", {2}, &T.ffn_out);
+    w.add_step(StepKind::add, "residual_ffn", {2, 3}, &T.sum_ffn);
+    w.add_norm("norm_ffn", 4, T.norm_ffn, L.norm_ffn, eps);
     w.attention_input = kLayerInput;
   }
   return w;

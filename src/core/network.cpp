@@ -259,6 +259,26 @@ const char* to_string(StepKind k) {
   return "";
 }
 
+WalkStep* LayerWalk::add_step(StepKind kind, const char* name, std::vector<int> from,
+                              const Matrix* out) {
+  WalkStep s;
+  s.kind = kind;
+  s.name = name;
+  s.from = std::move(from);
+  s.out = out;
+  steps.push_back(std::move(s));
+  return &steps.back();
+}
+
+WalkStep* LayerWalk::add_norm(const char* name, int from, const NormTrace& nt,
+                              const LayerNormParams& p, float eps) {
+  WalkStep* s = add_step(StepKind::norm, name, {from}, &nt.y);
+  s->norm = &nt;
+  s->params = &p;
+  s->eps = eps;
+  return s;
+}
+
 LayerWalk layer_walk(const Network& net, const NetworkTrace& t, int l) {
   if (l < 0 || l >= net.depth() || t.layers.size() != net.layers.size())
     throw Error("shape_mismatch", "no such layer in this trace");
@@ -266,26 +286,13 @@ LayerWalk layer_walk(const Network& net, const NetworkTrace& t, int l) {
   const LayerTrace& T = t.layers[static_cast<std::size_t>(l)];
   LayerWalk w;
   w.steps.reserve(6);
-  auto step = [&](StepKind kind, const char* name, std::vector<int> from, const Matrix* out) {
-    WalkStep s;
-    s.kind = kind;
-    s.name = name;
-    s.from = std::move(from);
-    s.out = out;
-    w.steps.push_back(std::move(s));
-    return &w.steps.back();
-  };
-  // pass A1
-  WalkStep* s = step(StepKind::norm, "norm_attn", {kLayerInput}, &T.norm_attn.y);
-  s->norm = &T.norm_attn;
-  s->params = &L.norm_attn;
-  step(StepKind::attention, "attention", {0}, &T.attn.output);     // pass A2
-  step(StepKind::add, "residual_attn", {kLayerInput, 1}, &T.mid);  // pass A3
-  s = step(StepKind::norm, "norm_ffn", {2}, &T.norm_ffn.y);        // pass F1
-  s->norm = &T.norm_ffn;
-  s->params = &L.norm_ffn;
-  step(StepKind::feed_forward, "feed_forward", {3}, &T.ffn_out)->hidden = &T.hidden;  // pass F2
-  step(StepKind::add, "residual_ffn", {2, 4}, &T.output);                             // pass F3
+  w.add_norm("norm_attn", kLayerInput, T.norm_attn, L.norm_attn);        // pass A1
+  w.add_step(StepKind::attention, "attention", {0}, &T.attn.output);     // pass A2
+  w.add_step(StepKind::add, "residual_attn", {kLayerInput, 1}, &T.mid);  // pass A3
+  w.add_norm("norm_ffn", 2, T.norm_ffn, L.norm_ffn);                     // pass F1
+  w.add_step(StepKind::feed_forward, "feed_forward", {3}, &T.ffn_out)    // pass F2
+      ->hidden = &T.hidden;
+  w.add_step(StepKind::add, "residual_ffn", {2, 4}, &T.output);  // pass F3
   w.attention_input = 0;
   return w;
 }

@@ -127,6 +127,13 @@ struct WalkStep {
 struct LayerWalk {
   std::vector<WalkStep> steps;
   int attention_input = kLayerInput;  // the step whose out is the attention's X
+
+  // Appends a step and returns it (valid until the next append). The shipped network's walk and
+  // a real model's are built with these two.
+  WalkStep* add_step(StepKind kind, const char* name, std::vector<int> from, const Matrix* out);
+  // A LayerNorm step reading step `from`: its output, row statistics, gain and bias, epsilon.
+  WalkStep* add_norm(const char* name, int from, const NormTrace& nt, const LayerNormParams& p,
+                     float eps = kLayerNormEps);
 };
 
 struct NetworkTrace {
