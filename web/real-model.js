@@ -341,7 +341,7 @@ async function withChunksInModule(module, total, chunks, name, o, take) {
  *   cache?: {module?: Promise<AttentionRealModule> | null},
  *   onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal}} [options]
  *   onProgress: after each chunk received; total is 0 while the size is not known
- * @returns {Promise<{info: {[field: string]: any}, trace: Function, dispose: () => void}>}
+ * @returns {Promise<RealModelJS>} as openConvertedModel's
  * Refusals are CoreErrors: real_fetch_failed (the network, or the host's CORS or the page's CSP
  * refused it), real_fetch_status (.status: the server's answer was not 2xx), real_truncated
  * (.loaded, .total: the connection ended early), real_too_large (.max), aborted, and
