@@ -20,8 +20,7 @@ declare const AP_TRAIN_WORKER: string;
 /** What an exported call of the module returns: {ok: true, ...its fields} (src/core/schema.hpp
  *  names them), or {ok: false, error: {code, message}}. */
 type CoreResult =
-  | { ok: true; [field: string]: any }
-  | { ok: false; error: { code: string; message: string } };
+  { ok: true; [field: string]: any } | { ok: false; error: { code: string; message: string } };
 
 /** One playground's module.Session (src/wasm/page_api.cpp): a handle JS frees with delete(). */
 interface AttentionSession {
