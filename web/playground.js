@@ -65,6 +65,7 @@ const FOLLOW = new Set(['stage', 'step', 'scrub', 'frame', 'play']);
 /** @typedef {import('./player.js').Snapshot} Snapshot */
 /** @typedef {import('./views/view-types.d.ts').Translate} Translate */
 /** @typedef {import('./views/view-types.d.ts').StageModel} StageModel */
+/** @typedef {import('./views/view-types.d.ts').ShownTrace} ShownTrace */
 /** The state of the URL table's keys (state.js parse), with the ones the wiring reads.
  *  @typedef {Record<string, any> & {s: string, q: number, head: number, layer: number,
  *             step: number}} PageState */
@@ -353,7 +354,7 @@ class App {
     this.side = {
       settings: {
         el: $('settings'),
-        update: (/** @type {Record<string, any>} */ s, /** @type {any} */ r) =>
+        update: (/** @type {PageState} */ s, /** @type {ShownTrace} */ r) =>
           this.settings.update(s, r),
       },
       modelInfo: modelInfo && {

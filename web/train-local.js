@@ -15,8 +15,9 @@ const BYTES_EVERY = 3; // chunks between model snapshots, as the worker's
  *  @typedef {StartMessage | {type: 'pause'} | {type: 'resume'}} TrainMessage */
 
 /** The error codes of the protocol's {type: 'error', code}: a thrown value's code, or `fallback`.
- *  @param {any} e a thrown value @param {string} fallback @returns {string} */
-const codeOf = (e, fallback) => (e && typeof e.code === 'string' ? e.code : fallback);
+ *  @param {unknown} e a thrown value @param {string} fallback @returns {string} */
+const codeOf = (e, fallback) =>
+  e && typeof e === 'object' && 'code' in e && typeof e.code === 'string' ? e.code : fallback;
 
 export class LocalTrainer {
   /**
