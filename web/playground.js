@@ -135,6 +135,10 @@ class App {
     /** @type {any} the timer of a typed run after its keystroke's frame, 0 when none */
     this.typedRun = 0;
     this.stageMs = 0; // how long the last run took to reach the screen (run, scheduleTypedRun)
+    /** @type {boolean | undefined} whether the host says data-settled=1 (markSettled) */
+    this.settledShown = undefined;
+    /** @type {boolean | undefined} whether the model summary was last refreshed veiled */
+    this.modelInfoVeiled = undefined;
     const root = this.root;
     // the element of the shell's markup (index.html) with this id; the parts a shell may lack are
     // looked up first (`$(id) ? ... : null`)
@@ -372,11 +376,6 @@ class App {
     // timer (schedulePanels): "settled" = all show this trace
     this.unsettle = this.later.onSettle(() => this.markSettled());
   }
-
-  /** @type {boolean | undefined} whether the host says data-settled=1 */
-  settledShown;
-  /** @type {boolean | undefined} whether the model summary was last refreshed veiled */
-  modelInfoVeiled;
 
   markSettled() {
     const done = this.later.settled() && !this.panelTimer && !this.pendingRun && !this.typedRun;
