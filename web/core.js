@@ -13,6 +13,7 @@ import { DEFAULTS, LIMITS, VERSION } from './wasm/core-facts.mjs';
 
 /** An error from the core or from argument checks; `code` is stable and has a locale string. */
 export class CoreError extends Error {
+  /** @param {string} code @param {string} message @param {Record<string, unknown>} [details] */
   constructor(code, message, details = {}) {
     super(message);
     this.name = 'CoreError';
@@ -31,12 +32,17 @@ const LIMIT_OF = Object.freeze({
   text_too_long: { limit: 'max_text_bytes' },
 });
 
-/** The details of a refusal with this code: the limits its locale string names. */
+/** The details of a refusal with this code: the limits its locale string names.
+ *  @param {string} code @returns {Record<string, unknown>} */
 function limitDetails(code) {
-  const names = LIMIT_OF[code] || {};
+  /** @type {Record<string, keyof typeof LIMITS>} */
+  const names = LIMIT_OF[/** @type {keyof typeof LIMIT_OF} */ (code)] || {};
   return Object.fromEntries(Object.entries(names).map(([k, name]) => [k, LIMITS[name]]));
 }
 
+/** The fields of an {ok: true} result (src/core/schema.hpp names them; types/index.d.ts states
+ *  each method's), or a CoreError.
+ *  @param {CoreResult | null | undefined} result @returns {any} */
 function unwrap(result) {
   if (result && result.ok) return result;
   const e = (result && result.error) || { code: 'internal', message: 'no result' };
@@ -45,6 +51,7 @@ function unwrap(result) {
 
 /** Refuses what must not reach the core as a text: a non-string, more UTF-16 units than
  *  `maxBytes` (every unit is at least one byte of UTF-8), a lone surrogate. -> the text. */
+/** @param {unknown} text @param {number} maxBytes @returns {string} */
 export function checkText(text, maxBytes) {
   if (typeof text !== 'string') throw new CoreError('bad_text', 'the text must be a string');
   // every UTF-16 unit is at least one byte of UTF-8: refuse before anything is copied
@@ -80,8 +87,9 @@ export function checkText(text, maxBytes) {
 
 // A whole number for an Embind int parameter, which would turn 'x' and NaN into 0 without a word
 // and wrap what does not fit 32 bits; its range is the core's.
+/** @param {string} name @param {unknown} v @returns {number} */
 function checkWhole(name, v) {
-  if (!Number.isInteger(v) || Math.abs(v) > 0x7fffffff)
+  if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) > 0x7fffffff)
     throw new CoreError('bad_setting', `${name} must be a whole number, got ${String(v)}`, {
       name,
     });
@@ -89,12 +97,14 @@ function checkWhole(name, v) {
 }
 
 // A number for an Embind float parameter; its range is the core's.
+/** @param {string} name @param {unknown} v @returns {number} */
 function checkNumber(name, v) {
   if (typeof v !== 'number')
     throw new CoreError('bad_setting', `${name} must be a number, got ${String(v)}`, { name });
   return v;
 }
 
+/** @template T @param {string} name @param {T} v @returns {T & object} */
 function checkObject(name, v) {
   if (v === null || typeof v !== 'object') {
     throw new CoreError('bad_setting', `${name} must be an object`, { name });
@@ -104,9 +114,13 @@ function checkObject(name, v) {
 
 // A list of numbers (Array or typed array) of at most `max` entries, checked before it is copied
 // into a Float32Array; which numbers are allowed (NaN, infinities) is the core's rule.
+/** @param {string} name @param {unknown} values @param {number} max @returns {Float32Array} */
 function toF32(name, values, max) {
-  const length = values != null && typeof values === 'object' ? values.length : undefined;
-  if (!Number.isInteger(length) || length < 0) {
+  const length =
+    values != null && typeof values === 'object'
+      ? /** @type {{length?: unknown}} */ (values).length
+      : undefined;
+  if (typeof length !== 'number' || !Number.isInteger(length) || length < 0) {
     throw new CoreError('bad_setting', `${name} must be a list of numbers`, { name });
   }
   if (length > max) {
@@ -115,11 +129,14 @@ function toF32(name, values, max) {
       max,
     });
   }
-  return values instanceof Float32Array ? values : Float32Array.from(values, Number);
+  return values instanceof Float32Array
+    ? values
+    : Float32Array.from(/** @type {ArrayLike<unknown>} */ (values), Number);
 }
 
 // Settings as the core reads them: a seed given as a JS number or BigInt becomes the decimal
 // string the core takes (a number cannot hold every 64-bit seed); the rest is the core's to check.
+/** @param {Record<string, unknown>} settings @returns {Record<string, unknown>} */
 function wire(settings) {
   const seed = settings.seed;
   return typeof seed === 'number' || typeof seed === 'bigint'
@@ -157,8 +174,11 @@ export class Core {
     const m = unwrap(module.models());
     this.modelList = m.models;
     this.article = m.numpy_article;
+    /** @type {AttentionSession | null} */
     this.session = new module.Session();
     this.facts = module.explainFacts();
+    /** @type {RealModelJS | null} */
+    this.real = null;
   }
 
   /** Frees this Core's session; the Core cannot trace afterwards. Safe to call twice. */
@@ -170,6 +190,7 @@ export class Core {
 
   /** Makes `model` (openRealModel's, real-model.js) this Core's 'real' model, freeing the one it
    *  had; null frees it and leaves none. */
+  /** @param {RealModelJS | null | undefined} model */
   setRealModel(model) {
     if (this.real && this.real !== model) this.real.dispose();
     this.real = model || null;
@@ -193,7 +214,10 @@ export class Core {
   /** -> [{name, fixes: [setting names, as in DEFAULT_SETTINGS]}]: the models, in MODELS' order,
    *  and the settings each one fixes (the trace's config says the values it used). */
   models() {
-    return this.modelList.map((x) => ({ name: x.name, fixes: [...x.fixes] }));
+    return this.modelList.map((/** @type {{name: string, fixes: string[]}} */ x) => ({
+      name: x.name,
+      fixes: [...x.fixes],
+    }));
   }
 
   /** -> {seed (a decimal string), n, d_model, d_k}: what the seed article's NumPy program runs
@@ -205,24 +229,27 @@ export class Core {
   /** Throws text_too_long when `text` has more UTF-16 units than the core takes bytes (every
    *  unit is at least one byte of UTF-8): a check that reads only the length, for a text the page
    *  has not shown yet. */
+  /** @param {unknown} text */
   checkTextLength(text) {
     if (typeof text === 'string' && text.length > this.lim.max_text_bytes)
       checkText(text, this.lim.max_text_bytes);
   }
 
   /** -> {tokens: [text], token_details: [{text, kind, known, byte_begin, byte_end}]} */
+  /** @param {unknown} text @param {number} [maxTokens] */
   tokenize(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
-    checkText(text, this.lim.max_text_bytes);
+    const t = checkText(text, this.lim.max_text_bytes);
     checkWhole('max_tokens', maxTokens);
-    return unwrap(this.module.tokenize(text, maxTokens));
+    return unwrap(this.module.tokenize(t, maxTokens));
   }
 
   /** Pronouns with two or more earlier nouns of one kind (categories from the lexicon):
    *  -> [{pronoun, category, candidates: [token index, ...]}] */
+  /** @param {unknown} text @param {number} [maxTokens] */
   sameKindCandidates(text, maxTokens = DEFAULT_SETTINGS.max_tokens) {
-    checkText(text, this.lim.max_text_bytes);
+    const t = checkText(text, this.lim.max_text_bytes);
     checkWhole('max_tokens', maxTokens);
-    return unwrap(this.module.sameKindCandidates(text, maxTokens)).same_kind;
+    return unwrap(this.module.sameKindCandidates(t, maxTokens)).same_kind;
   }
 
   /** -> the text trace of src/core/schema.hpp (the CLI's JSON, field for field): {tokens,
@@ -233,22 +260,25 @@ export class Core {
    *  detail {layers: false}: without `layers` (every layer's matrices, most of a trained model's
    *  trace); the page asks for them only while it shows a layer other than the last.
    *  {guesses: false}: without `guesses` (an n x vocabulary softmax). A trained model's `model`
-   *  (its card) is one object shared by every trace through that model: read it, never change it. */
+   *  (its card) is one object shared by every trace through that model: read it, never change it.
+   *  @param {unknown} text @param {Record<string, unknown>} [settings]
+   *  @param {{layer?: number, layers?: boolean, guesses?: boolean}} [detail] */
   trace(text, settings = {}, detail = undefined) {
-    checkText(text, this.lim.max_text_bytes);
+    const t = checkText(text, this.lim.max_text_bytes);
     const s = wire(checkObject('settings', settings));
-    if (s.model === 'real') return this.traceReal(text, detail);
+    if (s.model === 'real') return this.traceReal(t, detail);
     if (detail !== undefined) {
       checkObject('detail', detail);
-      return unwrap(this.live().traceText(text, s, detail));
+      return unwrap(this.live().traceText(t, s, detail));
     }
-    return unwrap(this.live().traceText(text, s));
+    return unwrap(this.live().traceText(t, s));
   }
 
   /** A trace through the real model: its own settings (the model fixes them all), the layer
    *  detail.layer in full (-1 or absent: the last), every layer's every head's weights unless
    *  detail.layers is false. The same shape as trace()'s, with `ids`, config.layer and the model's
-   *  card as `model`. */
+   *  card as `model`.
+   *  @param {string} text @param {{layer?: number, layers?: boolean}} [detail] */
   traceReal(text, detail = {}) {
     if (!this.real) throw new CoreError('no_real_model', 'no real model is loaded');
     checkObject('detail', detail);
@@ -267,13 +297,16 @@ export class Core {
   /** One example's gradient through a trained model: at token `row` the output should name the
    *  word of token `target`. -> {row, target, target_word, loss, probability, d_output,
    *  heads: [{d_weights, d_scores}]} (negative d_scores = the loss wants that score higher). */
+  /** @param {unknown} text @param {Record<string, unknown>} settings @param {unknown} row
+   *  @param {unknown} target */
   gradientRow(text, settings = {}, row, target) {
-    checkText(text, this.lim.max_text_bytes);
+    const t = checkText(text, this.lim.max_text_bytes);
     const s = wire(checkObject('settings', settings));
-    return unwrap(this.live().gradientRow(text, s, row, target));
+    return unwrap(this.live().gradientRow(t, s, row, target));
   }
 
   /** Loads .apm bytes (Uint8Array) as this Core's 'custom' model. -> {model: {name, notes, ...}} */
+  /** @param {unknown} bytes */
   setCustomModel(bytes) {
     if (!(bytes instanceof Uint8Array))
       throw new CoreError('bad_model', 'model bytes must be a Uint8Array');
@@ -293,19 +326,22 @@ export class Core {
 
   /** The weights a trace of (text, settings) uses, by the core's names (weight_arrays.hpp):
    *  -> {arrays: [{name, rows, cols, data}], layer_norm_eps}. */
+  /** @param {unknown} text @param {Record<string, unknown>} [settings] */
   weightArrays(text, settings = {}) {
-    checkText(text, this.lim.max_text_bytes);
+    const t = checkText(text, this.lim.max_text_bytes);
     const s = wire(checkObject('settings', settings));
-    return unwrap(this.live().weightArrays(text, s));
+    return unwrap(this.live().weightArrays(t, s));
   }
 
   /** The .apm bytes of the trained model called `model` ('default' or 'custom'); a CoreError
    *  no_model_file for random and numpy weights. */
+  /** @param {string} model */
   modelBytes(model) {
     return unwrap(this.live().modelBytes({ model })).bytes;
   }
 
   /** CRC-32 (IEEE, as zlib's) of a Uint8Array: the core's, as the .apm format uses. */
+  /** @param {unknown} bytes */
   crc32(bytes) {
     if (!(bytes instanceof Uint8Array))
       throw new CoreError('bad_setting', 'crc32 needs a Uint8Array');
@@ -320,10 +356,13 @@ export class Core {
   /** Bring your own numbers: {X, W_Q, W_K, W_V, W_O?, heads?, causal?, scale?, temperature?}
    *  with matrices as {rows, cols, data} (the options left out take the core's defaults). -> the
    *  trace of src/core/schema.hpp: {config, X, heads, concat, W_O, output} */
+  /** @param {Record<string, unknown>} input */
   attend(input) {
     checkObject('input', input);
     const L = this.lim;
     // the shape caps guard the copy of `data` into a Float32Array; the shapes' rules are the core's
+    /** @param {string} name @param {any} m untyped input, checked field by field
+     *  @param {number} maxRows @param {number} maxCols @param {boolean} [optional] */
     const mat = (name, m, maxRows, maxCols, optional) => {
       if (m == null && optional) return undefined;
       if (
@@ -364,6 +403,7 @@ export class Core {
   }
 
   /** One row's softmax, step by step: {input, max, shifted, exps, sum, weights}. -Infinity = masked. */
+  /** @param {unknown} scores @param {number} [temperature] */
   softmaxSteps(scores, temperature = DEFAULT_SETTINGS.temperature) {
     checkNumber('temperature', temperature);
     return unwrap(
@@ -372,12 +412,14 @@ export class Core {
   }
 
   /** One score cell: {products, dot, norm_q, norm_k, cosine, angle_degrees, scaled}. */
+  /** @param {unknown} q @param {unknown} k */
   dotSteps(q, k) {
     const max = this.lim.max_vector_length;
     return unwrap(this.module.dotSteps(toF32('q', q, max), toF32('k', k, max)));
   }
 
   /** max - min over the finite entries of a row. */
+  /** @param {unknown} row */
   finiteRange(row) {
     return unwrap(this.module.finiteRange(toF32('row', row, this.lim.max_vector_length))).value;
   }
@@ -385,14 +427,16 @@ export class Core {
   /** The "why √d_k" experiment: `rows` random queries, each against `keys` random keys, with d_k
    *  independent N(0, 1) entries. -> {d_k, keys, rows, sqrt_d_k, dots, mean, spread,
    *  spread_scaled, top_raw, top_scaled, range, hist_raw, hist_scaled} (histograms share the
-   *  bins of [-range, range]). */
+   *  bins of [-range, range]).
+   *  @param {number} dK @param {number} keys @param {number} rows @param {string | number} [seed]
+   *  @param {number} [bins] */
   scaleDemo(dK, keys, rows, seed = DEFAULT_SETTINGS.seed, bins = 41) {
-    for (const [name, v] of [
+    for (const [name, v] of /** @type {[string, number][]} */ ([
       ['dK', dK],
       ['keys', keys],
       ['rows', rows],
       ['bins', bins],
-    ])
+    ]))
       checkWhole(name, v);
     return unwrap(this.module.scaleDemo(dK, keys, rows, String(seed), bins)); // seed: the core checks
   }
@@ -437,7 +481,8 @@ export function layerView(result, layer) {
   };
 }
 
-/** Whether `result` is a trace of a real model (GPT-2, BERT): its card names a model_type. */
+/** Whether `result` is a trace of a real model (GPT-2, BERT): its card names a model_type.
+ *  @param {any} result a trace or anything else */
 export function isRealTrace(result) {
   return typeof result?.model?.model_type === 'string';
 }
@@ -460,10 +505,11 @@ export async function loadModule(options = {}) {
     });
     factory = globalThis.createAttentionModule;
   }
-  return factory({ locateFile: (f) => base + f });
+  return factory({ locateFile: (/** @type {string} */ f) => base + f });
 }
 
-/** loadModule and one Core over it (a page with one playground, tests). */
+/** loadModule and one Core over it (a page with one playground, tests).
+ *  @param {{base?: string}} [options] */
 export async function loadCore(options = {}) {
   return new Core(await loadModule(options));
 }
@@ -471,6 +517,7 @@ export async function loadCore(options = {}) {
 /** Node (tests, benchmarks): loads the split build from a directory. name = 'attention' (the
  *  page's module) or 'attention-train' (adds training), from web/wasm; or 'attention-test' (adds
  *  the bench-and-test entry points too), from build/wasm. */
+/** @param {string} dir @param {string} [name] */
 export async function loadCoreNode(dir, name = 'attention') {
   const { createRequire } = await import('node:module');
   const fs = await import('node:fs');

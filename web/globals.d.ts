@@ -19,11 +19,8 @@ declare const AP_TRAIN_CORPUS: string;
 declare const AP_TRAIN_WORKER: string;
 /** What an exported call of the module returns: {ok: true, ...its fields} (src/core/schema.hpp
  *  names them), or {ok: false, error: {code, message}}. */
-interface CoreResult {
-  ok: boolean;
-  error?: { code: string; message: string };
-  [field: string]: any;
-}
+type CoreResult =
+  { ok: true; [field: string]: any } | { ok: false; error: { code: string; message: string } };
 
 /** One playground's module.Session (src/wasm/page_api.cpp): a handle JS frees with delete(). */
 interface AttentionSession {

@@ -5,7 +5,9 @@ import { localePath, LATER_PART_KEY } from './lang.js';
 
 export class Translator {
   /** `fetchLater`: how to fetch the strings of the `later` part (lang.js), when `strings` names one
-   *  (the hosted page); else every string is in `strings`. */
+   *  (the hosted page); else every string is in `strings`.
+   *  @param {string} lang @param {Record<string, string>} strings
+   *  @param {(() => Promise<Record<string, string>>) | null} [fetchLater] */
   constructor(lang, strings, fetchLater = null) {
     this.lang = lang;
     this.strings = strings;
@@ -43,7 +45,8 @@ export class Translator {
 
   /** t('key', {name: value}) -> string; an unknown key returns the key itself, so it is visible.
    *  A {name} without a param stays as written. Each string is split once (typing translates some
-   *  hundred strings per keystroke). */
+   *  hundred strings per keystroke).
+   *  @param {string} key @param {Record<string, unknown>} [params] @returns {string} */
   t(key, params = {}) {
     let parts = this.parts.get(key);
     if (!parts) {
@@ -62,6 +65,7 @@ export class Translator {
   }
 
   /** The same params with every number grouped as the language writes it (100000 -> "100,000"). */
+  /** @param {Record<string, unknown>} [params] */
   numbers(params = {}) {
     const f = new Intl.NumberFormat(this.lang, { maximumFractionDigits: 20 });
     return Object.fromEntries(
@@ -69,15 +73,20 @@ export class Translator {
     );
   }
 
+  /** @param {string} key */
   has(key) {
     return typeof this.strings[key] === 'string';
   }
 
-  /** Fill every [data-i18n] element's text and [data-i18n-attr="attr:key;attr:key"] attributes. */
+  /** Fill every [data-i18n] element's text and [data-i18n-attr="attr:key;attr:key"] attributes.
+   *  @param {ParentNode} root */
   apply(root) {
-    for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = this.t(el.dataset.i18n);
-    for (const el of root.querySelectorAll('[data-i18n-attr]')) {
-      for (const pair of el.dataset.i18nAttr.split(';')) {
+    // the selectors match elements with the attribute: dataset has the key
+    const all = (/** @type {string} */ sel) =>
+      /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(sel));
+    for (const el of all('[data-i18n]')) el.textContent = this.t(el.dataset.i18n ?? '');
+    for (const el of all('[data-i18n-attr]')) {
+      for (const pair of (el.dataset.i18nAttr ?? '').split(';')) {
         const [attr, key] = pair.split(':');
         if (attr && key) el.setAttribute(attr.trim(), this.t(key.trim()));
       }
@@ -86,6 +95,7 @@ export class Translator {
 }
 
 /** The JSON at `url`; a failure (offline, a 404) is an Error that names the file. */
+/** @param {string} url */
 async function fetchJson(url) {
   let res;
   try {
@@ -100,13 +110,16 @@ async function fetchJson(url) {
 // the folder localePath is relative to: this script's (web/ unbundled, dist/site/ in app.js)
 const scriptBase = () => new URL('./', import.meta.url).href;
 
-/** The strings of {lang}'s locale file (an object of key -> string), or of its `part`. */
+/** The strings of {lang}'s locale file (an object of key -> string), or of its `part`.
+ *  @param {string} lang @param {string} [base] @param {string} [part]
+ *  @returns {Promise<Record<string, string>>} */
 export async function loadStrings(lang, base = scriptBase(), part = '') {
   return fetchJson(new URL(localePath(lang, part), base).href);
 }
 
 /** A Translator over {lang}'s locale file alone: every file has every key
- *  (tests/node/locales.test.mjs), so no other language is loaded as a fallback. */
+ *  (tests/node/locales.test.mjs), so no other language is loaded as a fallback.
+ *  @param {string} lang @param {string} [base] */
 export async function loadTranslator(lang, base = scriptBase()) {
   const strings = await loadStrings(lang, base);
   return new Translator(lang, strings, () => loadStrings(lang, base, strings[LATER_PART_KEY]));

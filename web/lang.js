@@ -8,7 +8,8 @@ export const LANGS = Object.freeze(['en', 'zh']);
 /** Where {lang}'s strings are, relative to the page's script: web/ unbundled, dist/site/ hosted.
  *  The hosted page's strings come in two parts: `locales/{lang}.json`, fetched with the page, and
  *  the `later` part (`locales/{lang}.later.json`), fetched with the first view that needs it. */
-export const localePath = (lang, part = '') => `locales/${lang}${part ? `.${part}` : ''}.json`;
+export const localePath = (/** @type {string} */ lang, part = '') =>
+  `locales/${lang}${part ? `.${part}` : ''}.json`;
 
 /** The keys of the hosted page's `later` part: the strings of the views whose code is itself
  *  fetched when they are first shown (the stage pictures, the export panel, a real model's views).
@@ -22,8 +23,9 @@ export const LATER_PART = 'later';
 export const LATER_PART_KEY = '@later';
 
 /** The language: the URL's if given, else the browser's first en/zh preference, else en. */
+/** @param {{lang?: unknown}} state @param {readonly unknown[]} [browserLangs] @returns {string} */
 export function pickLang(state, browserLangs) {
-  if (LANGS.includes(state.lang)) return state.lang;
+  if (typeof state.lang === 'string' && LANGS.includes(state.lang)) return state.lang;
   for (const l of browserLangs || []) {
     const base = String(l).toLowerCase().split('-')[0];
     if (LANGS.includes(base)) return base;

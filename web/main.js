@@ -14,7 +14,7 @@ const bundle = typeof AP_BUNDLE === 'undefined' ? 'dev' : AP_BUNDLE;
 // Training: the hosted page has train-worker.js and wasm/ beside it. The single file has no files
 // beside it: it carries a sample of the corpus and train-worker.js's text (scripts/bundle.mjs),
 // and its worker is made of the module's glue (the inline script #ap-glue) and that text.
-const training = (pageUrl) =>
+const training = (/** @type {string} */ pageUrl) =>
   bundle === 'single'
     ? {
         corpus: AP_TRAIN_CORPUS,
@@ -26,6 +26,8 @@ const training = (pageUrl) =>
 // frame: the parent window's side of the protocol (null outside an iframe); strings: the
 // starting Translator's promise (start()). The messages below pick the same language as start(),
 // so they are handed that promise whatever language they ask for.
+/** @param {import('./embed/frame.js').ParentLink | null} frame
+ *  @param {Promise<import('./i18n.js').Translator>} strings */
 async function boot(frame, strings) {
   const kind = bundle === 'single' ? 'single' : 'page';
   const unsupported = await unsupportedMessage(kind, location.search, () => strings);
@@ -71,7 +73,7 @@ function start() {
     const message = e && e.message ? e.message : String(e);
     const code = (e && e.code) || 'boot_failed';
     if (frame) frame.send('error', { code, message });
-    const box = document.getElementById('boot-error');
+    const box = /** @type {HTMLElement} */ (document.getElementById('boot-error')); // the page's
     box.hidden = false;
     box.textContent =
       code === 'unsupported'

@@ -8,6 +8,7 @@
 
 const enc = new TextEncoder();
 
+/** @param {string} descr @param {number[]} shape */
 function npyHeader(descr, shape) {
   const dims = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
   let dict = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${dims}, }`;
@@ -20,6 +21,7 @@ function npyHeader(descr, shape) {
   return head;
 }
 
+/** @param {Uint8Array[]} parts */
 function concat(parts) {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -30,7 +32,8 @@ function concat(parts) {
   return out;
 }
 
-/** A float32 matrix {rows, cols, data} as .npy bytes of shape (rows, cols). */
+/** A float32 matrix {rows, cols, data} as .npy bytes of shape (rows, cols).
+ *  @param {{rows: number, cols: number, data: ArrayLike<number>}} m */
 export function npyMatrix(m) {
   const data = new Uint8Array(m.rows * m.cols * 4);
   const view = new DataView(data.buffer);
@@ -38,9 +41,13 @@ export function npyMatrix(m) {
   return concat([npyHeader('<f4', [m.rows, m.cols]), data]);
 }
 
-/** Strings as a .npy unicode array of shape (count,): dtype '<U{longest}', UTF-32 little-endian. */
+/** Strings as a .npy unicode array of shape (count,): dtype '<U{longest}', UTF-32 little-endian.
+ *  @param {readonly unknown[]} list */
 export function npyStrings(list) {
-  const points = list.map((s) => Array.from(String(s).toWellFormed(), (c) => c.codePointAt(0)));
+  // each of a well-formed string's characters is one code point
+  const points = list.map((s) =>
+    Array.from(String(s).toWellFormed(), (c) => /** @type {number} */ (c.codePointAt(0))),
+  );
   const width = Math.max(1, ...points.map((p) => p.length));
   const data = new Uint8Array(list.length * width * 4);
   const view = new DataView(data.buffer);
@@ -51,9 +58,13 @@ export function npyStrings(list) {
 /**
  * A zip of stored (uncompressed) entries: [{name, bytes}] -> Uint8Array. crc32(bytes) -> the
  * entry's CRC-32 (IEEE). Names are ASCII; at most 65,535 entries, each under 4 GiB (no zip64).
+ * @param {readonly {name: string, bytes: Uint8Array}[]} entries
+ * @param {(bytes: Uint8Array) => number} crc32
  */
 export function zipStored(entries, crc32) {
+  /** @type {Uint8Array[]} */
   const locals = [];
+  /** @type {Uint8Array[]} */
   const centrals = [];
   let offset = 0;
   for (const { name, bytes } of entries) {
@@ -97,12 +108,16 @@ export function zipStored(entries, crc32) {
   return concat([...locals, dir, end]);
 }
 
-/** [{name, rows, cols, data} | {name, strings}] -> .npz bytes (entry "<name>.npy" each). */
+/** [{name, rows, cols, data} | {name, strings}] -> .npz bytes (entry "<name>.npy" each).
+ *  @typedef {{name: string, strings?: undefined, rows: number, cols: number,
+ *             data: ArrayLike<number>}} NamedMatrix
+ *  @param {readonly (NamedMatrix | {name: string, strings: readonly unknown[]})[]} arrays
+ *  @param {(bytes: Uint8Array) => number} crc32 */
 export function npz(arrays, crc32) {
   return zipStored(
     arrays.map((a) => ({
       name: `${a.name}.npy`,
-      bytes: a.strings ? npyStrings(a.strings) : npyMatrix(a),
+      bytes: a.strings ? npyStrings(a.strings) : npyMatrix(/** @type {NamedMatrix} */ (a)),
     })),
     crc32,
   );

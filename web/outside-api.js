@@ -6,17 +6,19 @@ import { parse, TABLE, urlKey, isUrlKey } from './state.js';
 
 /** Outside options ({sentence|s, seed, heads, ...}, booleans as true or false) -> URL search
  *  params, and `unset`: the keys given as null whose default is "unset" (predict), as null.
- *  Names that are not keys of the table are left out (however many there are). */
+ *  Names that are not keys of the table are left out (however many there are).
+ *  @param {object} options */
 export function optionsParams(options) {
   const params = new URLSearchParams();
+  /** @type {Record<string, null>} */
   const unset = {};
-  for (const [k, v] of Object.entries(options)) {
+  for (const [k, v] of /** @type {[string, unknown][]} */ (Object.entries(options))) {
     const key = urlKey(k);
     if (!isUrlKey(key)) continue;
     if (v === null && TABLE.some((e) => e.name === k && e.def === null)) unset[k] = null;
     if (v == null) continue;
     // a text key is read up to its maxLength: one more character says it was longer (clamped)
-    const max = TABLE.find((e) => e.name === key).maxLength;
+    const max = TABLE.find((e) => e.name === key)?.maxLength;
     const value = typeof v === 'boolean' ? (v ? '1' : '0') : String(v);
     params.set(key, max ? value.slice(0, max + 1) : value);
   }
@@ -26,7 +28,8 @@ export function optionsParams(options) {
 /** setOptions' argument -> {changes: state keys and values (not step, lang or parent), step: the
  *  1-based step or null, lang: or null}; null when it is not an object. Values go through the
  *  table's parsers, so bad ones are ignored or clamped. null puts a key whose default is "unset"
- *  (predict: on in the page, off in embeds) back to it. */
+ *  (predict: on in the page, off in embeds) back to it.
+ *  @param {unknown} options */
 export function readOptions(options) {
   if (!options || typeof options !== 'object') return null;
   const { params, unset } = optionsParams(options);
@@ -48,7 +51,8 @@ export function readOptions(options) {
 
 /** An address given from outside (the element's page-url) -> its absolute form, resolved against
  *  `base` (the host page) when relative; null unless it is http: or https:. Links are made from
- *  it, and a javascript: or data: address would run script in the host page when clicked. */
+ *  it, and a javascript: or data: address would run script in the host page when clicked.
+ *  @param {unknown} raw @param {string} [base] */
 export function webAddress(raw, base) {
   let u;
   try {
@@ -59,7 +63,8 @@ export function webAddress(raw, base) {
   return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
 }
 
-/** goToStep's argument -> the 1-based step (clamped to the stages), or null when malformed. */
+/** goToStep's argument -> the 1-based step (clamped to the stages), or null when malformed.
+ *  @param {unknown} step */
 export function readStep(step) {
   const { state, notices } = parse(`step=${encodeURIComponent(String(step))}`);
   return notices.some((n) => n.problem === 'malformed') ? null : state.step;

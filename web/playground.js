@@ -59,8 +59,52 @@ const TYPING_PAUSE_MS = 300;
 // the player's moves that bring the stage into view (not typing's 'refresh', nor 'speed')
 const FOLLOW = new Set(['stage', 'step', 'scrub', 'frame', 'play']);
 
+/** @typedef {import('./i18n.js').Translator} Translator */
+/** @typedef {import('./state.js').Notice} Notice */
+/** @typedef {import('./views/view-types.d.ts').Actions} Actions */
+/** @typedef {import('./player.js').Snapshot} Snapshot */
+/** @typedef {import('./views/view-types.d.ts').Translate} Translate */
+/** @typedef {import('./views/view-types.d.ts').StageModel} StageModel */
+/** @typedef {import('./views/view-types.d.ts').ShownTrace} ShownTrace */
+/** The state of the URL table's keys (state.js parse), with the ones the wiring reads.
+ *  @typedef {Record<string, any> & {s: string, q: number, head: number, layer: number,
+ *             step: number}} PageState */
+/** A <details> of the shell's markup. */
+const details = (/** @type {HTMLElement} */ el) => /** @type {HTMLDetailsElement} */ (el);
+/** A line under the text box (input.js showMessages); action: a button after the text.
+ *  @typedef {{kind: string, text: string, action?: {label: string, run: () => void}}} Message */
+/** What the shown trace was computed from; guesses and layers: traced apart when asked for.
+ *  @typedef {{text: string, settings: Record<string, unknown>,
+ *             detail?: {layer?: number, layers?: boolean, guesses?: boolean},
+ *             guesses?: unknown, layers?: unknown}} RunFrom */
+/** How a real model's files or address load: its signal, and progress as bytes arrive.
+ *  @typedef {{signal?: AbortSignal, onProgress?: (p: {loaded: number, total: number}) => void}} LoadHow */
+
+/**
+ * What mountPlayground takes (its comment says each field).
+ * @typedef {object} MountOptions
+ * @property {AttentionModule} module
+ * @property {(lang: string) => Promise<Translator>} translatorFor
+ * @property {Translator} [translator]
+ * @property {HTMLElement} host
+ * @property {string} [search]
+ * @property {readonly string[]} [languages]
+ * @property {boolean} [url]
+ * @property {Document | ShadowRoot} [keyTarget]
+ * @property {string} [pageUrl]
+ * @property {string} [embedScriptUrl]
+ * @property {Notice[]} [notices]
+ * @property {(type: string, detail: Record<string, unknown>) => void} [onEvent]
+ * @property {{base?: string, corpus?: string, workerSource?: () => string}} [training]
+ * @property {{moduleUrl?: string, cache?: {module?: Promise<AttentionRealModule> | null}} | null} [realModels]
+ * @property {boolean} [modelSrcAuto]
+ */
+
 class App {
-  /** ctx: {root, host, options} (see mountPlayground) */
+  /** ctx: {root, host, options} (see mountPlayground)
+   *  @param {Core} core @param {Translator} translator
+   *  @param {{state: Record<string, any>, notices: Notice[]}} parsed
+   *  @param {{root: Document | ShadowRoot, host: HTMLElement, options: MountOptions}} ctx */
   constructor(core, translator, parsed, ctx) {
     this.core = core;
     this.root = ctx.root;
@@ -70,27 +114,40 @@ class App {
     // every language asked for so far, as its Translator or the promise of it: going back to one
     // fetches nothing (the hosted page fetches each language's strings, strings.js), and works
     // offline
-    /** @type {Map<string, any>} */
+    /** @type {Map<string, Translator | Promise<Translator>>} */
     this.translators = new Map([[translator.lang, translator]]);
+    /** @type {import('./views/view-types.d.ts').Translate} */
     const t = (key, params) => this.translator.t(key, params);
     this.t = t;
-    this.state = parsed.state;
+    /** @type {PageState} */
+    this.state = /** @type {PageState} */ (parsed.state); // parse gives every key of the table
     // whether the followed token was chosen (by the learner, or by the link's q); if not, a new
     // text follows its pronoun (clampToTrace)
     this.pickedQ = this.state.q >= 0;
     this.urlNotices = parsed.notices;
     this.result = null; // the last good trace
+    /** @type {RunFrom | null} */
     this.resultFrom = null; // {text, settings} the shown trace was computed from
+    /** @type {Message[]} */
     this.messages = [];
     this.renders = 0;
     this.pendingRun = 0; // a requestAnimationFrame handle (runs coming from setText), 0 when none
     /** @type {any} the timer of a typed run after its keystroke's frame, 0 when none */
     this.typedRun = 0;
     this.stageMs = 0; // how long the last run took to reach the screen (run, scheduleTypedRun)
+    /** @type {boolean | undefined} whether the host says data-settled=1 (markSettled) */
+    this.settledShown = undefined;
+    /** @type {boolean | undefined} whether the model summary was last refreshed veiled */
+    this.modelInfoVeiled = undefined;
     const root = this.root;
-    const $ = (id) =>
-      root.getElementById ? root.getElementById(id) : root.querySelector(`#${CSS.escape(id)}`);
+    // the element of the shell's markup (index.html) with this id; the parts a shell may lack are
+    // looked up first (`$(id) ? ... : null`)
+    const $ = (/** @type {string} */ id) =>
+      /** @type {HTMLElement} */ (
+        root.getElementById ? root.getElementById(id) : root.querySelector(`#${CSS.escape(id)}`)
+      );
     this.$ = $;
+    /** @type {Actions & {loadRealFrom?: (address: string, how: LoadHow) => Promise<void>}} */
     const actions = {
       setFocus: (i) => {
         this.pickedQ = true;
@@ -126,7 +183,8 @@ class App {
       // a real model (GPT-2, BERT): its files are read by a second module, fetched with the first
       // one loaded (real-model.js); absent where no such module sits beside the page
       loadReal: this.options.realModels
-        ? (files, how) => this.loadRealModel(files, how)
+        ? (files, how) =>
+            this.loadRealModel(/** @type {ArrayLike<File>} */ (files), /** @type {LoadHow} */ (how))
         : undefined,
       unloadReal: () => this.unloadRealModel(),
       // a converted model at an http(s) address (model-src)
@@ -167,6 +225,7 @@ class App {
     this.actions = actions;
     const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
     this.later = new Later(); // views out of sight, refreshed when idle or scrolled to
+    /** @type {Walkthrough} */
     this.walk = new Walkthrough(
       {
         nav: $('stage-nav'),
@@ -212,14 +271,16 @@ class App {
     this.shortcuts = new Shortcuts(
       { dialog: $('shortcuts'), open: $('open-shortcuts') },
       { t, player: this.player, actions },
-      this.options.keyTarget,
+      // Shortcuts only adds and removes a keydown listener, which a shadow root takes as a
+      // document does; its parameter's type is its default's (document)
+      /** @type {Document | undefined} */ (/** @type {unknown} */ (this.options.keyTarget)),
     );
     this.share = new ShareView($('share-body'), { t, links: () => this.links() });
     // the export panel sits in a closed <details>: its code comes with its first opening
     this.exporter = null;
     this.exporterLoading = null;
     $('export').addEventListener('toggle', () => {
-      if (!$('export').open || this.exporterLoading) return;
+      if (!details($('export')).open || this.exporterLoading) return;
       this.exporterLoading = this.later.wait(
         Promise.all([import('./views/export.js'), this.translator.whole()]).then(
           ([{ ExportView }]) => {
@@ -237,19 +298,26 @@ class App {
       );
     });
     $('lang').addEventListener('click', () => actions.toggleLang());
-    $('head-picker').addEventListener('change', (e) => this.set({ head: +e.target.value }));
-    $('layer-picker').addEventListener('change', (e) => this.setLayer(+e.target.value));
+    // the pickers are <select>s: a change's target is the one changed
+    const picked = (/** @type {Event} */ e) => +(/** @type {HTMLSelectElement} */ (e.target).value);
+    $('head-picker').addEventListener('change', (e) => this.set({ head: picked(e) }));
+    $('layer-picker').addEventListener('change', (e) => this.setLayer(picked(e)));
     // the model: what it is and what its heads learned; training it here; one example's gradient
-    const part = (id, View, extra = {}) =>
-      $(id) ? new View($(id), { t, core, actions, ...extra }) : null;
-    this.modelInfo = part('model-info', ModelInfoView, { lang: () => this.translator.lang });
-    this.trainer = part('train-body', TrainView, { training: this.options.training || {} });
+    // (each part only where the shell has its box)
+    const common = { t, core, actions };
+    this.modelInfo = $('model-info')
+      ? new ModelInfoView($('model-info'), { ...common, lang: () => this.translator.lang })
+      : null;
+    this.trainer = $('train-body')
+      ? new TrainView($('train-body'), { ...common, training: this.options.training || {} })
+      : null;
     // a real model's parts: their code comes when What if…? first opens, and with the first
     // model loaded (the hosted page fetches it then; the first trace does not wait for it)
     this.realLoader = null;
     this.realHeads = null;
     this.realLoading = null;
     this.realNames = null; // {name, words}: real-heads.js's, once loaded
+    /** @type {import('./views/model-src.js').ModelSrcView | null} */
     this.modelSrc = null; // the model-src box's view (views/model-src.js), made when one is given
     this.modelSrcFollowed = ''; // the model-src last shown in it
     // a link's layer and head of a real model (model=real): used once its model-src has loaded
@@ -257,29 +325,46 @@ class App {
       parsed.state.model === 'real' ? { layer: parsed.state.layer, head: parsed.state.head } : null;
     const whatif = $('whatif');
     if (whatif && $('real-model')) {
-      const load = () => this.loadRealViews().catch((e) => panelFailed($('real-model'), e, this.t));
-      if (whatif.open) load();
-      else whatif.addEventListener('toggle', () => whatif.open && load());
+      const load = () =>
+        this.loadRealViews().catch((/** @type {unknown} */ e) =>
+          panelFailed($('real-model'), e, this.t),
+        );
+      if (details(whatif).open) load();
+      else whatif.addEventListener('toggle', () => details(whatif).open && load());
     }
-    this.gradient = part('gradient-body', GradientView, { errorText: (e) => this.errorText(e) });
+    this.gradient = $('gradient-body')
+      ? new GradientView($('gradient-body'), {
+          ...common,
+          errorText: (/** @type {unknown} */ e) => this.errorText(e),
+        })
+      : null;
     // what the model cannot be trusted with: next to the narration, and the model's note
-    this.limits = part('limits', LimitsView);
-    this.limitsNote = part('model-limits-body', LimitsNote, { lang: () => this.translator.lang });
+    this.limits = $('limits') ? new LimitsView($('limits'), common) : null;
+    this.limitsNote = $('model-limits-body')
+      ? new LimitsNote($('model-limits-body'), { ...common, lang: () => this.translator.lang })
+      : null;
     if (this.limitsNote)
       $('model-limits').addEventListener('toggle', () => this.renderLimitsNote());
     if (this.gradient) $('gradient').addEventListener('toggle', () => this.renderGradient());
     // the seed article's NumPy program beside the stages (model=numpy), and its preset
-    this.program = part('program', ProgramView);
+    this.program = $('program') ? new ProgramView($('program'), common) : null;
     $('preset-numpy')?.addEventListener('click', () => this.useNumpyPreset());
+    /** @type {{el: HTMLElement, update: (model: StageModel) => void}[]} */
+    this.panels = [];
     this.mountPanels();
     // parts that are usually out of sight (below the stage, or in a closed <details>): a new trace
     // reaches them through `later`, at once when they are on screen, else when idle or scrolled to
+    const modelInfo = this.modelInfo;
     this.side = {
-      settings: { el: $('settings'), update: (s, r) => this.settings.update(s, r) },
-      modelInfo: this.modelInfo && {
+      settings: {
+        el: $('settings'),
+        update: (/** @type {PageState} */ s, /** @type {ShownTrace} */ r) =>
+          this.settings.update(s, r),
+      },
+      modelInfo: modelInfo && {
         el: $('model-info'),
-        update: (m) =>
-          this.modelInfo.update({
+        update: (/** @type {StageModel} */ m) =>
+          modelInfo.update({
             ...m,
             guesses: this.guesses(),
             veiled: this.veiledAt(this.player.stage),
@@ -320,7 +405,7 @@ class App {
         // a panel out of sight is updated when it comes near the viewport or the page is idle
         return {
           el: box,
-          update: (model) => {
+          update: (/** @type {StageModel} */ model) => {
             try {
               panel.update(model);
             } catch (e) {
@@ -332,7 +417,7 @@ class App {
         panelFailed(box, e, this.t);
         return null;
       }
-    }).filter(Boolean);
+    }).filter((p) => p !== null);
   }
 
   start() {
@@ -394,10 +479,11 @@ class App {
   /** Downloads the converted model at `address` (absolute http(s)) and shows it; the model the
    *  page had stays until the new one has loaded. how: {signal, onProgress}. Rejects with the
    *  loader's or the core's error, which is also the playground's `error` event. */
+  /** @param {string} address @param {LoadHow} how */
   async loadRealFrom(address, how) {
     const raw = this.state['model-src'] || address;
     let said = 0; // the bytes the last modelprogress event reported
-    const onProgress = (p) => {
+    const onProgress = (/** @type {{loaded: number, total: number}} */ p) => {
       how.onProgress?.(p);
       // an event per MiB at most (a chunk is often 64 KiB), and the last one
       if (p.loaded - said < 1048576 && p.loaded !== p.total) return;
@@ -429,6 +515,7 @@ class App {
 
   // ---- state changes ----
 
+  /** @param {Record<string, unknown>} changes */
   set(changes) {
     Object.assign(this.state, changes);
     if (this.result) this.clampToTrace(false);
@@ -437,6 +524,7 @@ class App {
 
   // A real model's trace holds one layer in full: another layer is traced again. A trained
   // model's trace holds every layer's matrices, so its layers are views of one trace.
+  /** @param {number} layer */
   setLayer(layer) {
     if (isRealTrace(this.result)) this.setMany({ layer });
     else this.set({ layer });
@@ -445,6 +533,7 @@ class App {
   /** Reads a learner's Hugging Face files (real-model.js, in the second module) and shows the
    *  model; the model the page had stays until the new one has loaded. how: {signal, onProgress}.
    *  Rejects with the loader's or the core's error (code, message). */
+  /** @param {ArrayLike<File>} files @param {LoadHow} how */
   async loadRealModel(files, how) {
     const [{ openRealModel }] = await Promise.all([
       import('./real-model.js'),
@@ -467,7 +556,9 @@ class App {
       ]).then(
         ([{ RealLoaderView }, { RealHeadsView, realHeadName, realWords }]) => {
           this.realNames = {
+            /** @type {(result: unknown, head: number, stage: unknown) => string} */
             name: (result, head, stage) => realHeadName(this.t, result, head, stage),
+            /** @type {(kind: string, vars: Record<string, unknown>) => string} */
             words: (kind, vars) => realWords(this.t, kind, vars),
           };
           const ctx = { t: this.t, core: this.core, actions: this.actions };
@@ -492,15 +583,18 @@ class App {
     this.realLoader?.update();
   }
 
+  /** @param {string} name @param {unknown} value */
   setSetting(name, value) {
     this.setMany({ [name]: value });
   }
 
+  /** @param {Record<string, unknown>} changes */
   setMany(changes) {
     for (const [name, v] of Object.entries(changes)) this.state[name] = clampValue(name, v);
     this.run(false);
   }
 
+  /** @param {string} s @param {boolean} [immediate] */
   setText(s, immediate) {
     this.state.s = s;
     this.typing = !immediate; // keystrokes write the URL once typing pauses (see writeUrl)
@@ -543,6 +637,7 @@ class App {
     this.typedRun = 0;
   }
 
+  /** @param {string} lang */
   async setLang(lang) {
     // the last language asked for wins; each language's strings are fetched once, however often
     // it is asked for (a fetch still under way is shared)
@@ -572,7 +667,9 @@ class App {
     this.translator = translator;
     // a new function for the new language: views that keep what they drew in one language
     // compare their t with the one they are given, and draw again when it differs
-    this.t = (key, params) => this.translator.t(key, params);
+    /** @type {Translate} */
+    const t = (key, params) => this.translator.t(key, params);
+    this.t = t;
     this.state.lang = lang;
     this.applyStrings();
     this.walk.setTranslator(this.t);
@@ -620,13 +717,19 @@ class App {
     if (version) version.textContent = this.t('app.version', { version: VERSION });
     const base = this.options.pageUrl;
     const licence = this.$('licence-link');
-    if (licence) licence.href = new URL('LICENSE.txt', base).href;
+    if (licence)
+      /** @type {HTMLAnchorElement} */ (licence).href = new URL('LICENSE.txt', base).href;
     const notices = this.$('notices-link');
-    if (notices) notices.href = new URL('THIRD_PARTY_NOTICES.txt', base).href;
+    if (notices)
+      /** @type {HTMLAnchorElement} */ (notices).href = new URL(
+        'THIRD_PARTY_NOTICES.txt',
+        base,
+      ).href;
   }
 
   // ---- running the core ----
 
+  /** @param {boolean} initial */
   run(initial) {
     const started = performance.now();
     this.cancelRun(); // this run reads the state as it is now: a run still waiting has nothing left
@@ -701,7 +804,7 @@ class App {
   guesses() {
     const r = this.result;
     const from = this.resultFrom;
-    if (!r || !r.model || r.guesses || isRealTrace(r)) return r?.guesses;
+    if (!r || !from || !r.model || r.guesses || isRealTrace(r)) return r?.guesses;
     if (!from.guesses)
       from.guesses = this.core.trace(from.text, from.settings, { layers: false }).guesses;
     return from.guesses;
@@ -712,21 +815,24 @@ class App {
   allLayers() {
     const r = this.result;
     const from = this.resultFrom;
-    if (!r || !r.model || r.layers) return r?.layers;
+    if (!r || !from || !r.model || r.layers) return r?.layers;
     if (!from.layers)
       from.layers = this.core.trace(from.text, from.settings, { guesses: false }).layers;
     return from.layers;
   }
 
   // No good trace yet (a bad link): show the default sentence and settings instead of nothing.
+  /** @param {Message[]} messages */
   fallback(messages) {
     const d = defaults();
     const settings = coreSettings(d);
-    this.result = this.core.trace(d.s, settings);
-    this.resultFrom = { text: d.s, settings };
+    const text = String(d.s); // the table's default sentence
+    this.result = this.core.trace(text, settings);
+    this.resultFrom = { text, settings };
     messages.push({ kind: 'notice', text: this.translator.t('notice.fallback') });
   }
 
+  /** @param {any} e a thrown value: a CoreError's code, details and message when it has them */
   errorText(e) {
     const key = `error.${e.code}`;
     return this.translator.has(key)
@@ -738,6 +844,7 @@ class App {
       : e.message;
   }
 
+  /** @param {boolean} fromUrl @param {Message[]} [messages] */
   clampToTrace(fromUrl, messages = this.messages) {
     const tr = this.result;
     if (this.state.q < 0) {
@@ -745,7 +852,7 @@ class App {
     }
     // a value past the trace's last becomes `used` (the last, or what stands for it), with a
     // notice when the value came from the URL
-    const clamp = (key, last, used = last) => {
+    const clamp = (/** @type {string} */ key, /** @type {number} */ last, used = last) => {
       if (!(this.state[key] > last)) return;
       if (fromUrl)
         messages.push({
@@ -772,9 +879,14 @@ class App {
   // so views that compare what they were given see no change when nothing changed)
   shownTrace() {
     const r = this.result;
-    if (this.shownCache?.from !== r || this.shownCache?.layer !== this.state.layer)
-      this.shownCache = { from: r, layer: this.state.layer, trace: layerView(r, this.state.layer) };
-    return this.shownCache.trace;
+    let cache = this.shownCache;
+    if (!cache || cache.from !== r || cache.layer !== this.state.layer)
+      cache = this.shownCache = {
+        from: r,
+        layer: this.state.layer,
+        trace: layerView(r, this.state.layer),
+      };
+    return cache.trace;
   }
 
   render() {
@@ -788,7 +900,8 @@ class App {
     if (this.side.modelInfo) this.later.refresh(this.side.modelInfo, { result, state: view });
     this.program?.update({ result }); // beside the stage: always in sight
     this.realHeads?.update({ result: this.result, state: this.state });
-    this.limits?.update({ result, text: this.resultFrom.text });
+    // render() follows a trace: resultFrom is the trace's
+    this.limits?.update({ result, text: /** @type {RunFrom} */ (this.resultFrom).text });
     this.renderLimitsNote();
     this.renderGradient();
     renderHeadPicker(this.$('head-picker'), result.config.heads, this.state.head, (h) =>
@@ -797,7 +910,8 @@ class App {
     renderLayerPicker(
       this.$('layer-picker'),
       this.$('toolbar'),
-      (k, v) => this.translator.t(k, v),
+      (/** @type {string} */ k, /** @type {Record<string, unknown>} */ v) =>
+        this.translator.t(k, v),
       result.layerCount || 1,
       result.layer ?? 0,
     );
@@ -844,16 +958,19 @@ class App {
    *  i, column j = key j) as plain arrays. Changing it changes nothing here. */
   traceSnapshot() {
     const r = this.result;
-    if (!r) return null;
-    const rows = (m) =>
+    const from = this.resultFrom;
+    if (!r || !from) return null;
+    const rows = (/** @type {import('../types/index.js').Matrix} */ m) =>
       Array.from({ length: m.rows }, (_, i) =>
         Array.from(m.data.subarray(i * m.cols, (i + 1) * m.cols)),
       );
     return {
-      sentence: this.resultFrom.text,
+      sentence: from.text,
       tokens: [...r.tokens],
       config: structuredClone(r.config),
-      heads: r.heads.map((h) => ({ weights: rows(h.weights) })),
+      heads: r.heads.map((/** @type {import('../types/index.js').Head} */ h) => ({
+        weights: rows(h.weights),
+      })),
     };
   }
 
@@ -880,13 +997,13 @@ class App {
     // the note is about the small model; a real model's card says what the page knows of it
     const box = this.$('model-limits');
     if (box) box.hidden = isRealTrace(this.result);
-    if (!this.limitsNote || !this.result || !box.open) return;
+    if (!this.limitsNote || !this.result || !this.resultFrom || !details(box).open) return;
     this.limitsNote.update({ result: this.result, settings: this.resultFrom.settings });
   }
 
   // the gradient is a second trace through the core: only while its section is open
   renderGradient() {
-    if (!this.gradient || !this.result || !this.$('gradient').open) return;
+    if (!this.gradient || !this.result || !details(this.$('gradient')).open) return;
     this.gradient.update({
       result: this.result,
       state: { q: this.state.q, head: this.state.head },
@@ -895,6 +1012,7 @@ class App {
     });
   }
 
+  /** @param {Snapshot} snap @param {string} why */
   onPlayer(snap, why) {
     const started = performance.now();
     this.walk.show(snap, why);
@@ -921,12 +1039,14 @@ class App {
 
   /** Whether the followed row's weights are hidden at `stage`: the learner may still guess its
    *  top key, and the walkthrough has not gone past the question (the softmax stage). */
+  /** @param {number} stage */
   veiledAt(stage) {
     return this.walk.ctx.asking() && stage <= STAGES.indexOf('softmax');
   }
 
   // while the learner may still guess, the link view (its weights) and the model's reading of the
   // followed token are hidden, each saying why
+  /** @param {number} stage */
   veilAsked(stage) {
     if (!this.result) return;
     const on = this.veiledAt(stage);
@@ -944,6 +1064,7 @@ class App {
 
   // the stage in view: a new stage is scrolled to just under the sticky bar, and every step keeps
   // the element it computes (and its inputs) inside the viewport (Walkthrough.reveal)
+  /** @param {string} why */
   revealStage(why) {
     const bar = this.$('stagebar');
     if (why === 'stage') {
@@ -966,6 +1087,7 @@ class App {
   }
 
   // text, or a says() sentence {text, data}: its data goes to data-says (what the test checks)
+  /** @param {string | {text: string, data: unknown} | null | undefined} said */
   announce(said) {
     const live = this.$('narration');
     if (!said) return;
@@ -993,8 +1115,9 @@ class App {
   }
 
   // Panels name matrices (['Q', 'K'] or {matrix, head, row, col}); their cells light up here.
+  /** @param {unknown} spec */
   highlight(spec) {
-    highlightCells(this.root, spec, (stage) => this.player.goto(stage));
+    highlightCells(this.root, spec, (/** @type {number} */ stage) => this.player.goto(stage));
   }
 
   // ---- embedding: hidden parts, share links, export, outside commands ----
@@ -1048,11 +1171,13 @@ class App {
     };
   }
 
+  /** @param {string} type @param {Record<string, unknown>} detail */
   emit(type, detail) {
     if (this.options.onEvent) this.options.onEvent(type, detail);
   }
 
   /** From outside (iframe parent, element attributes): a new sentence. */
+  /** @param {unknown} s */
   setSentence(s) {
     if (typeof s !== 'string' || this.refusedText(s)) return;
     this.setText(s, true); // the core refuses what is too long, with a message
@@ -1061,6 +1186,7 @@ class App {
   // From outside, a text longer than the core takes is refused before it reaches the text box
   // (laying out a box of megabytes takes the browser minutes); the last good trace stays. A text
   // the learner pastes is in the box already, and the core refuses it as it runs.
+  /** @param {string} s */
   refusedText(s) {
     try {
       this.core.checkTextLength(s);
@@ -1077,6 +1203,7 @@ class App {
   }
 
   /** From outside: go to step (1-based). */
+  /** @param {unknown} step */
   goToStep(step) {
     const to = readStep(step);
     if (to !== null) this.player.goto(to - 1);
@@ -1110,6 +1237,7 @@ class App {
     this.input.showMessages(this.messages);
   }
 
+  /** @param {unknown} options */
   setOptions(options) {
     const read = readOptions(options);
     if (!read) return;
@@ -1151,6 +1279,7 @@ class App {
 // The address the share and licence links are made from: an http(s) one, or a file: one when this
 // page is itself a file (the single file opened from disk); anything else (javascript:, data:)
 // would run script in the page that shows the link, and this page's own address is used instead.
+/** @param {string | undefined} pageUrl */
 function linkBase(pageUrl) {
   const own = location.href.split(/[?#]/)[0];
   if (!pageUrl) return own;
@@ -1191,6 +1320,7 @@ function linkBase(pageUrl) {
  *   modelSrcAuto: whether a model-src downloads at once (an embed: the element, an iframe) or is
  *     offered as a button (a link opened as a page) }
  * Returns the App (setSentence, goToStep, setOptions, traceSnapshot, destroy).
+ * @param {Document | ShadowRoot} root @param {MountOptions} options
  */
 export async function mountPlayground(root, options) {
   options = { ...options, pageUrl: linkBase(options.pageUrl) };

@@ -13,9 +13,12 @@ const FACTORY = 'createAttentionRealModule';
 /** How many bytes of the weights file are read and copied at a time. */
 export const SLICE_BYTES = 8 * 1024 * 1024;
 
+/** A CoreError that carries its details as fields too (.file, .max, ...).
+ *  @param {string} code @param {string} message @param {Record<string, unknown>} [details] */
 const coded = (code, message, details = {}) =>
   Object.assign(new CoreError(code, message, details), details);
 
+/** @param {AbortSignal | undefined} signal */
 function throwIfAborted(signal) {
   if (signal && signal.aborted) {
     const e = coded('aborted', 'loading the model was cancelled');
@@ -25,7 +28,10 @@ function throwIfAborted(signal) {
 }
 
 // The module's {ok: false, error} as a CoreError; a refusal that names a limit carries it in
-// details, as core.js's do (the real model's own limits: its positions).
+// details, as core.js's do (the real model's own limits: its positions). -> the result's fields
+// (src/wasm/real_api.cpp names them).
+/** @param {CoreResult | null | undefined} result @param {{[field: string]: any}} [info]
+ *  @returns {any} */
 function unwrap(result, info) {
   if (result && result.ok) return result;
   const e = (result && result.error) || { code: 'internal', message: 'no result' };
@@ -77,13 +83,17 @@ export async function loadRealModule(moduleUrl) {
         s.onerror = () => reject(coded('load_failed', `could not load ${url}`));
         document.head.append(s);
       });
-    } else if (typeof globalThis.importScripts === 'function') {
-      globalThis.importScripts(url);
+    } else {
+      // a worker's global scope (the type checker's lib is the page's)
+      const scope = /** @type {{importScripts?: (...urls: string[]) => void}} */ (
+        /** @type {unknown} */ (globalThis)
+      );
+      if (typeof scope.importScripts === 'function') scope.importScripts(url);
     }
     factory = globalThis[FACTORY];
     if (!factory) throw coded('load_failed', `${url} did not define ${FACTORY}`);
   }
-  return factory({ locateFile: (f) => new URL(f, url).href });
+  return factory({ locateFile: (/** @type {string} */ f) => new URL(f, url).href });
 }
 
 // The module: the one given, the caller's cache's (loaded into it on first use; a failed load is
@@ -103,12 +113,13 @@ function moduleFor({ module, cache, moduleUrl }) {
   return cache.module;
 }
 
-const baseName = (f) => String(f.name).split(/[\\/]/).pop();
+const baseName = (/** @type {File} */ f) => String(f.name).split(/[\\/]/).pop() ?? '';
 // how deep in the chosen folder a file sits (a folder picker's webkitRelativePath)
-const depth = (f) => String(f.webkitRelativePath || f.name).split('/').length;
+const depth = (/** @type {File} */ f) => String(f.webkitRelativePath || f.name).split('/').length;
 
 // The file called `name`: of several, the one nearest the top of the chosen folder; two at the
 // same depth are two models' files, and which one was meant cannot be guessed.
+/** @param {File[]} files @param {string} name @returns {File | null} */
 function pick(files, name) {
   const found = files.filter((f) => baseName(f) === name);
   if (found.length === 0) return null;
@@ -123,6 +134,7 @@ function pick(files, name) {
   return nearest[0];
 }
 
+/** @param {File} file @param {string} name @param {number} max @param {AbortSignal} [signal] */
 async function readText(file, name, max, signal) {
   throwIfAborted(signal);
   if (file.size > max)
@@ -180,7 +192,7 @@ export async function openRealModel(files, options = {}) {
   /** @type {[string, File][]} */
   const tokenizerFiles = names.tokenizer
     .map((/** @type {string} */ n) => [n, pick(list, n)])
-    .filter(([, f]) => f);
+    .filter(/** @param {[string, File | null]} e @returns {e is [string, File]} */ (e) => !!e[1]);
   if (tokenizerFiles.length === 0)
     throw coded(
       'real_missing_file',
@@ -329,7 +341,7 @@ async function withChunksInModule(module, total, chunks, name, o, take) {
  *   cache?: {module?: Promise<AttentionRealModule> | null},
  *   onProgress?: (p: {loaded: number, total: number}) => void, signal?: AbortSignal}} [options]
  *   onProgress: after each chunk received; total is 0 while the size is not known
- * @returns {Promise<{info: {[field: string]: any}, trace: Function, dispose: () => void}>}
+ * @returns {Promise<RealModelJS>} as openConvertedModel's
  * Refusals are CoreErrors: real_fetch_failed (the network, or the host's CORS or the page's CSP
  * refused it), real_fetch_status (.status: the server's answer was not 2xx), real_truncated
  * (.loaded, .total: the connection ended early), real_too_large (.max), aborted, and
@@ -371,6 +383,8 @@ export async function fetchConvertedModel(address, options = {}) {
       max,
     });
   }
+  if (!response.body)
+    throw coded('real_fetch_failed', `${address} answered without a body`, { file: name });
   const reader = response.body.getReader();
   let received = 0;
   async function* chunks() {
@@ -396,13 +410,14 @@ export async function fetchConvertedModel(address, options = {}) {
       reader.cancel().catch(() => {}); // a no-op once the body has ended
     }
   }
-  const truncated = (loaded) =>
+  const truncated = (/** @type {number} */ loaded) =>
     coded('real_truncated', `the download of ${name} stopped after ${loaded} of ${total} bytes`, {
       file: name,
       loaded,
       total,
     });
-  const load = (ptr, size) => module.loadConvertedModel({ bytesPtr: ptr, bytesSize: size });
+  const load = (/** @type {number} */ ptr, /** @type {number} */ size) =>
+    module.loadConvertedModel({ bytesPtr: ptr, bytesSize: size });
   if (total) {
     const result = await withChunksInModule(
       module,

@@ -8,7 +8,7 @@ import { translatorFor } from './strings.js';
 if (missingFeatures('single').length) {
   document.documentElement.dataset.unsupported = '';
   unsupportedMessage('single', location.search, translatorFor).then((message) => {
-    const box = document.getElementById('boot-error');
+    const box = /** @type {HTMLElement} */ (document.getElementById('boot-error')); // the page's
     box.hidden = false;
     box.textContent = message;
   });

@@ -19,6 +19,7 @@ export const NUMPY_SENTENCE = '小猫爱吃鱼';
 /** The preset "The article's NumPy example" as URL keys: the seed article's program (its seed and
  *  sizes from the core: core.numpyArticle()) on NUMPY_SENTENCE, with nothing the program does not
  *  do (one head, no mask, no positions, scaling on, temperature 1, W_K not tied). */
+/** @param {{seed: string, d_model: number, d_k: number}} article */
 export function numpyPreset(article) {
   return {
     s: NUMPY_SENTENCE,
@@ -91,9 +92,10 @@ export const READINGS = Object.freeze([
 
 /** The reading people give for token q of `text` (tokens: the trace's), as {col} (the key that
  *  names the antecedent), or null when the sentence, its pronoun or the word is not ours. */
+/** @param {string} text @param {readonly string[]} tokens @param {number} q */
 export function readingOf(text, tokens, q) {
-  const bare = (x) => x.trim().replace(/[.。!！]+$/u, '');
-  const low = (x) => String(x).toLowerCase();
+  const bare = (/** @type {string} */ x) => x.trim().replace(/[.。!！]+$/u, '');
+  const low = (/** @type {unknown} */ x) => String(x).toLowerCase();
   const r = READINGS.find((x) => bare(x.s) === bare(text));
   if (!r || low(tokens[q]) !== r.pronoun) return null;
   const col = tokens.findIndex((x) => low(x) === r.word);
@@ -141,6 +143,30 @@ const PAGE_HEADS = Math.min(8, LIMITS.max_heads);
 // the core's limits.
 // Adding a key (for example `model`) is one more line here. `attr`: the key's name outside the
 // URL (the element's attribute, setOptions, the element snippet), when it is not `name`.
+/**
+ * One key of the table. Each type's parser reads its own fields: text and address maxLength,
+ * int and number min and max, enum and list values.
+ * @typedef {object} Entry
+ * @property {string} name
+ * @property {'text' | 'seed' | 'enum' | 'int' | 'number' | 'bool' | 'list' | 'origin' | 'address'} type
+ * @property {string | number | boolean | null} def
+ * @property {string} [attr]
+ * @property {string} [core]
+ * @property {number} [min]
+ * @property {number} [max]
+ * @property {number} [maxLength]
+ * @property {readonly string[]} [values]
+ */
+/** @typedef {Entry & {maxLength: number}} TextEntry */
+/** @typedef {Entry & {min: number, max: number}} RangeEntry */
+/** @typedef {Entry & {values: readonly string[]}} ValuesEntry */
+/** What a parser gives: the value, and 'malformed' or 'clamped' when the raw one was not used.
+ *  @typedef {{value: unknown, problem?: string}} Parsed */
+/** A fix parse() reports; `raw` comes from the URL.
+ *  @typedef {{key: string, problem: string, raw?: string, used?: string, count?: number,
+ *             min?: number, max?: number}} Notice */
+
+/** @type {readonly Entry[]} */
 export const TABLE = Object.freeze([
   { name: 's', attr: 'sentence', type: 'text', def: PRESETS[0], maxLength: 2000 },
   { name: 'seed', type: 'seed', def: D.seed, core: 'seed' },
@@ -197,7 +223,7 @@ export const TABLE = Object.freeze([
 ]);
 
 const KNOWN = new Set(TABLE.map((e) => e.name));
-const TEXT_ENTRY = TABLE.find((e) => e.name === 's');
+const TEXT_ENTRY = /** @type {TextEntry} */ (TABLE.find((e) => e.name === 's'));
 /** The most characters of the sentence a link carries (read or written). */
 export const LINK_TEXT_CHARS = TEXT_ENTRY.maxLength;
 // how much of a name or value from the URL a notice quotes
@@ -205,15 +231,18 @@ const NOTICE_CHARS = 100;
 
 // Each parser returns {value} or {value, problem: 'malformed' | 'clamped'}.
 const PARSERS = {
+  /** @param {string} raw @param {TextEntry} e @returns {Parsed} */
   text(raw, e) {
     if (raw.length > e.maxLength) return { value: raw.slice(0, e.maxLength), problem: 'clamped' };
     return { value: raw };
   },
+  /** @param {string} raw @param {Entry} e @returns {Parsed} */
   seed(raw, e) {
     if (!/^\d{1,20}$/.test(raw)) return { value: e.def, problem: 'malformed' };
     if (BigInt(raw) > MAX_SEED) return { value: MAX_SEED.toString(), problem: 'clamped' };
     return { value: BigInt(raw).toString() };
   },
+  /** @param {string} raw @param {RangeEntry} e @returns {Parsed} */
   int(raw, e) {
     if (!/^[+-]?\d{1,12}$/.test(raw.trim())) return { value: e.def, problem: 'malformed' };
     const v = Number(raw);
@@ -221,6 +250,7 @@ const PARSERS = {
     if (v > e.max) return { value: e.max, problem: 'clamped' };
     return { value: v };
   },
+  /** @param {string} raw @param {RangeEntry} e @returns {Parsed} */
   number(raw, e) {
     const v = raw.trim() === '' ? NaN : Number(raw);
     if (!Number.isFinite(v)) return { value: e.def, problem: 'malformed' };
@@ -228,18 +258,21 @@ const PARSERS = {
     if (v > e.max) return { value: e.max, problem: 'clamped' };
     return { value: v };
   },
+  /** @param {string} raw @param {Entry} e @returns {Parsed} */
   bool(raw, e) {
     const r = raw.trim().toLowerCase();
     if (['1', 'true', 'on', 'yes'].includes(r)) return { value: true };
     if (['0', 'false', 'off', 'no'].includes(r)) return { value: false };
     return { value: e.def, problem: 'malformed' };
   },
+  /** @param {string} raw @param {ValuesEntry} e @returns {Parsed} */
   enum(raw, e) {
     const r = raw.trim().toLowerCase();
     if (e.values.includes(r)) return { value: r };
     return { value: e.def, problem: 'malformed' };
   },
   // comma list of known names, kept in the table's order (so a link has one spelling)
+  /** @param {string} raw @param {ValuesEntry} e @returns {Parsed} */
   list(raw, e) {
     const items = raw
       .split(',')
@@ -251,12 +284,14 @@ const PARSERS = {
   // an address, kept as written (the host page it is relative to is the page's to know: an
   // address that is not http(s) there is refused with a notice, outside-api.js webAddress);
   // one longer than maxLength would be a different address, so it is dropped
+  /** @param {string} raw @param {TextEntry} e @returns {Parsed} */
   address(raw, e) {
     const r = raw.trim();
     if (r.length > e.maxLength) return { value: e.def, problem: 'malformed' };
     return { value: r };
   },
   // an http(s) origin: scheme://host[:port], nothing else
+  /** @param {string} raw @param {Entry} e @returns {Parsed} */
   origin(raw, e) {
     const r = raw.trim().replace(/\/$/, '');
     let u = null;
@@ -270,26 +305,35 @@ const PARSERS = {
   },
 };
 
+/** @type {Record<string, (v: unknown) => string>} */
 const WRITERS = {
   bool: (v) => (v ? '1' : '0'),
 };
 
+/** The parser of an entry's type (the table gives each entry the fields its parser reads).
+ *  @param {Entry} e @returns {(raw: string, e: Entry) => Parsed} */
+const parserOf = (e) => /** @type {(raw: string, e: Entry) => Parsed} */ (PARSERS[e.type]);
+
 /** A key's name outside the URL (the element's attributes, setOptions, the element snippet). */
+/** @param {Entry} entry */
 export function outsideName(entry) {
   return entry.attr || entry.name;
 }
 
 /** A name from outside ('sentence', or a URL key itself) -> the URL key. */
+/** @param {string} name */
 export function urlKey(name) {
   return TABLE.find((e) => e.attr === name)?.name ?? name;
 }
 
 /** Whether a name is one of the table's URL keys. */
+/** @param {string} name */
 export function isUrlKey(name) {
   return KNOWN.has(name);
 }
 
-/** The table's defaults as a fresh state object. */
+/** The table's defaults as a fresh state object.
+ *  @returns {Record<string, unknown>} */
 export function defaults() {
   return Object.fromEntries(TABLE.map((e) => [e.name, e.def]));
 }
@@ -297,15 +341,17 @@ export function defaults() {
 /** URL search string -> {state, notices}. notices: [{key, problem, raw, used}]; `raw` comes from
  *  the URL, so it must only ever be shown with textContent.
  *  @param {string} search
- *  @returns {{state: Record<string, any>,
- *             notices: {key: string, problem: string, raw?: string, used?: any}[]}} */
+ *  @returns {{state: Record<string, any>, notices: Notice[]}} */
 export function parse(search) {
   const params = new URLSearchParams(search);
   const state = defaults();
+  /** @type {Notice[]} */
   const notices = [];
   // one pass over the pairs (a link may carry any number of them): a known key's first value,
   // the unknown keys once each
+  /** @type {Map<string, string>} */
   const given = new Map();
+  /** @type {Map<string, string>} */
   const unknown = new Map();
   for (const [key, value] of params) {
     const into = KNOWN.has(key) ? given : unknown;
@@ -313,7 +359,7 @@ export function parse(search) {
   }
   // one notice for the unknown keys, however many: it names the first
   if (unknown.size) {
-    const [key, raw] = unknown.entries().next().value;
+    const [key, raw] = /** @type {[string, string]} */ (unknown.entries().next().value);
     notices.push({
       key: key.slice(0, NOTICE_CHARS),
       problem: unknown.size === 1 ? 'unknown' : 'unknownMany',
@@ -323,9 +369,9 @@ export function parse(search) {
     });
   }
   for (const e of TABLE) {
-    if (!given.has(e.name)) continue;
     const raw = given.get(e.name);
-    const { value, problem } = PARSERS[e.type](raw, e);
+    if (raw === undefined) continue;
+    const { value, problem } = parserOf(e)(raw, e);
     state[e.name] = value;
     if (problem)
       notices.push({ key: e.name, problem, raw, used: String(value), min: e.min, max: e.max });
@@ -334,6 +380,7 @@ export function parse(search) {
 }
 
 /** state -> search string (every key, so a link means the same thing if defaults change). */
+/** @param {Record<string, unknown>} state */
 export function serialize(state) {
   const params = new URLSearchParams();
   for (const e of TABLE) {
@@ -348,6 +395,7 @@ export function serialize(state) {
  *  with (the `s` key's maxLength, never inside a surrogate pair), the rest as serialize writes it.
  *  -> {search, shortened: whether the sentence was cut}. The text beyond the cut stays in the
  *  page; an address of megabytes would be refused by servers (HTTP 414) or dropped by browsers. */
+/** @param {Record<string, unknown>} state */
 export function linkSearch(state) {
   const max = LINK_TEXT_CHARS;
   const s = state.s;
@@ -358,20 +406,23 @@ export function linkSearch(state) {
 }
 
 /** Clamp one key to its range (for values coming from controls); returns the clamped value. */
+/** @param {string} name @param {unknown} value */
 export function clampValue(name, value) {
   const e = TABLE.find((x) => x.name === name);
   if (!e) throw new Error(`unknown state key ${name}`);
-  return PARSERS[e.type](String(value), e).value;
+  return parserOf(e)(String(value), e).value;
 }
 
 /** The settings object core.trace expects, from the keys that have a `core` field. */
+/** @param {Record<string, unknown>} state */
 export function coreSettings(state) {
-  return Object.fromEntries(TABLE.filter((e) => e.core).map((e) => [e.core, state[e.name]]));
+  return Object.fromEntries(TABLE.flatMap((e) => (e.core ? [[e.core, state[e.name]]] : [])));
 }
 
 /** The focus token for q = -1 (a new text nobody picked a token of): the first third-person
  *  pronoun (它 他 她 它们 他们 it he she they him her them his its their, as the core's tokenizer marks them),
  *  else token 0. details: the trace's token_details. */
+/** @param {readonly {pronoun?: boolean}[]} details */
 export function defaultFocus(details) {
   return Math.max(
     0,

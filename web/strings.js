@@ -9,14 +9,16 @@ import { LANGS } from './lang.js';
 /* global AP_LOCALES */
 const inlined = typeof AP_LOCALES === 'undefined' ? null : AP_LOCALES;
 
-/** A Translator for `lang`; rejects when its strings cannot be fetched (offline, a 404). */
+/** A Translator for `lang`; rejects when its strings cannot be fetched (offline, a 404).
+ *  @param {string} lang @returns {Promise<Translator>} */
 export async function translatorFor(lang) {
   return inlined ? new Translator(lang, inlined[lang]) : loadTranslator(lang);
 }
 
 /** The Translator a page starts with: `lang`'s, else that of the first other language whose
  *  strings load. With none, an Error that says which files could not be loaded: there are no
- *  strings to say it in a language. */
+ *  strings to say it in a language.
+ *  @param {string} lang @returns {Promise<Translator>} */
 export async function startingTranslator(lang) {
   const failed = [];
   for (const l of [lang, ...LANGS.filter((x) => x !== lang)]) {

@@ -8,8 +8,16 @@
 const SLICE_MS = 8; // training time per slice before the page gets the thread back
 const BYTES_EVERY = 3; // chunks between model snapshots, as the worker's
 
-/** The error codes of the protocol's {type: 'error', code}: a thrown value's code, or `fallback`. */
-const codeOf = (e, fallback) => (e && typeof e.code === 'string' ? e.code : fallback);
+/** The page's messages of the protocol (train-worker.js states it); base and corpus go to a
+ *  worker only.
+ *  @typedef {{type: 'start', steps: number, seed: number, batch: number, base?: string,
+ *             corpus?: string}} StartMessage
+ *  @typedef {StartMessage | {type: 'pause'} | {type: 'resume'}} TrainMessage */
+
+/** The error codes of the protocol's {type: 'error', code}: a thrown value's code, or `fallback`.
+ *  @param {unknown} e a thrown value @param {string} fallback @returns {string} */
+const codeOf = (e, fallback) =>
+  e && typeof e === 'object' && 'code' in e && typeof e.code === 'string' ? e.code : fallback;
 
 export class LocalTrainer {
   /**
@@ -22,6 +30,8 @@ export class LocalTrainer {
     /** @type {((e: {data: any}) => void) | null} */
     this.onmessage = null;
     // one run: its Trainer, target and progress; `generation` ends an older run's slices
+    /** @type {{trainer: AttentionTrainer | null, target: number, step: number, chunks: number,
+     *          paused: boolean, generation: number}} */
     this.job = { trainer: null, target: 0, step: 0, chunks: 0, paused: false, generation: 0 };
     this.sum = 0; // loss summed over the steps of the current chunk
     this.inChunk = 0;
@@ -31,15 +41,18 @@ export class LocalTrainer {
     this.timer = 0;
   }
 
+  /** @param {object} data */
   post(data) {
     if (this.onmessage) this.onmessage({ data });
   }
 
+  /** @param {string} code @param {string} message */
   fail(code, message) {
     this.post({ type: 'error', code, message });
   }
 
-  /** The worker's postMessage: {type: 'start', steps, seed, batch} | pause | resume. */
+  /** The worker's postMessage: {type: 'start', steps, seed, batch} | pause | resume.
+   *  @param {TrainMessage} msg */
   postMessage(msg) {
     if (msg.type === 'start') {
       this.start(msg).catch((e) => this.fail(codeOf(e, 'train_failed'), String(e && e.message)));
@@ -52,6 +65,7 @@ export class LocalTrainer {
     }
   }
 
+  /** @param {StartMessage} msg */
   async start(msg) {
     const generation = ++this.job.generation;
     this.post({ type: 'loading' });
@@ -80,7 +94,8 @@ export class LocalTrainer {
   }
 
   sendModel() {
-    const r = this.job.trainer.modelBytes();
+    // called while a run has its trainer (start, slice)
+    const r = /** @type {AttentionTrainer} */ (this.job.trainer).modelBytes();
     if (!r.ok) {
       this.fail(r.error.code, r.error.message);
       return false;
@@ -89,18 +104,21 @@ export class LocalTrainer {
     return true;
   }
 
+  /** @param {number} generation */
   schedule(generation) {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.slice(generation), 0);
   }
 
   // Steps one at a time until SLICE_MS is spent or a chunk completes, then gives the thread back.
+  /** @param {number} generation */
   slice(generation) {
     const job = this.job;
     if (generation !== job.generation || job.paused || job.step >= job.target) return;
+    const trainer = /** @type {AttentionTrainer} */ (job.trainer); // the run's, set by start()
     const until = performance.now() + SLICE_MS;
     do {
-      const r = job.trainer.step(1);
+      const r = trainer.step(1);
       if (!r.ok) {
         this.fail(r.error.code, r.error.message);
         return;

@@ -10,13 +10,14 @@ import { LocalTrainer } from './train-local.js';
 const WORKER = 'train-worker.js';
 const CORPUS = 'wasm/corpus-train.tsv';
 
-/** The training corpus at `base` (the folder of train-worker.js), or the inline text. */
+/** The training corpus at `base` (the folder of train-worker.js), or the inline text.
+ *  @param {{base: URL | string | null, text?: string}} where */
 export function corpusSource({ base, text }) {
   if (typeof text === 'string') return () => Promise.resolve(text);
   return async () => {
     let res;
     try {
-      res = await fetch(new URL(CORPUS, base).href);
+      res = await fetch(new URL(CORPUS, base ?? undefined).href);
     } catch (/** @type {any} */ e) {
       throw Object.assign(new Error(String(e && e.message)), { code: 'no_corpus' });
     }
@@ -26,12 +27,14 @@ export function corpusSource({ base, text }) {
 }
 
 // The error the protocol reports: message and code.
-const coded = (message, code) => Object.assign(new Error(message), { code });
+const coded = (/** @type {string} */ message, /** @type {string} */ code) =>
+  Object.assign(new Error(message), { code });
 
 /**
  * The module the page's thread trains with: the page's own when it has the trainer (the single
  * file's and the element's attention-full), else the worker's (wasm/attention-train.js at base),
  * loaded on first use as a classic script beside the page's; the global factory stays the page's.
+ * @param {{Trainer?: unknown}} pageModule @param {URL | string | null} base
  */
 export function moduleSource(pageModule, base) {
   /** @type {Promise<any> | null} */
@@ -43,8 +46,9 @@ export function moduleSource(pageModule, base) {
   };
 }
 
+/** @param {URL | string} base */
 async function loadTrainModule(base) {
-  const at = (f) => new URL(`wasm/${f}`, base).href;
+  const at = (/** @type {string} */ f) => new URL(`wasm/${f}`, base).href;
   const before = globalThis.createAttentionModule;
   try {
     await new Promise((resolve, reject) => {
@@ -63,6 +67,7 @@ async function loadTrainModule(base) {
 }
 
 // A worker of the given source text, or null when this page may not start one.
+/** @param {string} source @returns {{worker: Worker, blobUrl?: string} | null} */
 function startInline(source) {
   try {
     const blobUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
@@ -73,6 +78,7 @@ function startInline(source) {
 }
 
 // A worker for the script at `url`, or null when this page may not start one.
+/** @param {URL} url @returns {{worker: Worker, blobUrl?: string} | null} */
 function startWorker(url) {
   try {
     if (url.origin === location.origin && url.protocol !== 'file:')
@@ -106,6 +112,7 @@ export class TrainRunner {
     };
     /** @type {((e: {data: any}) => void) | null} */
     this.onmessage = null;
+    /** @type {import('./train-local.js').StartMessage | null} */
     this.startMsg = null;
     this.heard = false; // the worker has said something: it runs, so its errors are real
     /** @type {any} a Worker or a LocalTrainer: the same protocol */
@@ -136,6 +143,7 @@ export class TrainRunner {
     }
   }
 
+  /** @param {{data: any}} e */
   relay(e) {
     if (this.onmessage) this.onmessage(e);
   }
@@ -149,6 +157,7 @@ export class TrainRunner {
     if (this.startMsg) local.postMessage(this.startMsg);
   }
 
+  /** @param {import('./train-local.js').TrainMessage} msg */
   postMessage(msg) {
     if (msg.type === 'start') {
       this.startMsg = msg;

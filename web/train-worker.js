@@ -43,30 +43,36 @@ const job = {
   timer: 0,
 };
 
+/** @param {string} code @param {string} message */
 function fail(code, message) {
   worker.postMessage({ type: 'error', code, message });
 }
 
 // a file of wasm/, at base when the page gave one
-const at = (base, file) => (base ? new URL(`wasm/${file}`, base).href : `wasm/${file}`);
+const at = (/** @type {string | undefined} */ base, /** @type {string} */ file) =>
+  base ? new URL(`wasm/${file}`, base).href : `wasm/${file}`;
 
 // an error with the protocol's code
-const coded = (e, code) =>
+const coded = (/** @type {any} */ e, /** @type {string} */ code) =>
   Object.assign(new Error(String(e && e.message ? e.message : e)), { code });
 
+/** @param {string} [base] */
 async function ensureModule(base) {
   if (job.module) return job.module;
   try {
     // the single file's blob worker already has the glue (with its wasm inline)
     if (typeof createAttentionModule !== 'function')
       worker.importScripts(at(base, 'attention-train.js'));
-    job.module = await createAttentionModule({ locateFile: (f) => at(base, f) });
+    job.module = await createAttentionModule({
+      locateFile: (/** @type {string} */ f) => at(base, f),
+    });
   } catch (e) {
     throw coded(e, 'load_failed');
   }
   return job.module;
 }
 
+/** @param {string} [base] @param {string} [text] */
 async function ensureCorpus(base, text) {
   if (typeof text === 'string') job.corpus = text;
   if (job.corpus) return job.corpus;
@@ -92,6 +98,7 @@ function sendModel() {
   worker.postMessage({ type: 'model', step: job.step, bytes }, [bytes.buffer]);
 }
 
+/** @param {number} generation */
 function schedule(generation) {
   if (job.timer) return;
   job.timer = setTimeout(() => {
@@ -100,6 +107,7 @@ function schedule(generation) {
   }, 0); // lets 'pause' in between
 }
 
+/** @param {number} generation */
 function loop(generation) {
   if (generation !== job.generation || job.paused || job.step >= job.target) return;
   const r = job.trainer.step(Math.min(job.chunk, job.target - job.step));
@@ -124,6 +132,7 @@ function loop(generation) {
   schedule(generation);
 }
 
+/** @param {import('./train-local.js').StartMessage} msg */
 async function start(msg) {
   const generation = ++job.generation;
   worker.postMessage({ type: 'loading' });

@@ -8,9 +8,14 @@ import { TABLE, urlKey } from '../state.js';
 
 const KNOWN = new Set(TABLE.map((e) => e.name));
 
+/** What the commands are applied to: a playground (playground.js's App). Each reads its value.
+ *  @typedef {{setSentence(s: unknown): void, goToStep(step: unknown): void,
+ *             setOptions(options: unknown): void}} Commandable */
+
 export class Commands {
   constructor() {
-    /** URL key -> {how: 'sentence' | 'step' | 'option', value}, in the order last set */
+    /** URL key -> {how: 'sentence' | 'step' | 'option', value}, in the order last set
+     *  @type {Map<string, {how: 'sentence' | 'step' | 'option', value: unknown}>} */
     this.keys = new Map();
   }
 
@@ -18,19 +23,23 @@ export class Commands {
     return this.keys.size;
   }
 
+  /** @param {string} key @param {'sentence' | 'step' | 'option'} how @param {unknown} value */
   put(key, how, value) {
     this.keys.delete(key); // moves to the end: after whatever came before it
     this.keys.set(key, { how, value });
   }
 
+  /** @param {unknown} s */
   setSentence(s) {
     if (typeof s === 'string') this.put('s', 'sentence', s);
   }
 
+  /** @param {unknown} step */
   goToStep(step) {
     this.put('step', 'step', step);
   }
 
+  /** @param {unknown} options */
   setOptions(options) {
     if (!options || typeof options !== 'object') return;
     for (const [name, value] of Object.entries(options)) {
@@ -40,10 +49,12 @@ export class Commands {
   }
 
   /** Hands every waiting command to `app` in order (runs of options as one setOptions call) and
-   *  empties the queue. */
+   *  empties the queue.
+   *  @param {Commandable} app */
   applyTo(app) {
     const entries = [...this.keys];
     this.keys.clear();
+    /** @type {Record<string, unknown> | null} */
     let options = null;
     const flush = () => {
       if (options) app.setOptions(options);

@@ -38,6 +38,7 @@ const sharedModule = memo(() => loadModule({ base: new URL('wasm/', SITE_URL).hr
 const realModels = { moduleUrl: new URL('wasm/attention-real.js', SITE_URL).href, cache: {} };
 
 // attribute value -> URL value (a bare boolean attribute means on)
+/** @param {import('../state.js').Entry} entry @param {string} v */
 function urlValue(entry, v) {
   return entry.type === 'bool' && v === '' ? '1' : v;
 }
@@ -49,7 +50,9 @@ export class AttentionPlayground extends HTMLElement {
 
   constructor() {
     super();
+    /** @type {Awaited<ReturnType<typeof mountPlayground>> | null} */
     this.app = null;
+    /** @type {Promise<void> | null} */
     this.mounting = null;
     this.generation = 0; // bumped by unmount(): a mount still loading then throws its App away
     // what the element is told before its playground is ready (attribute changes after it began
@@ -62,7 +65,8 @@ export class AttentionPlayground extends HTMLElement {
     const root = shadowShell(this);
     const params = new URLSearchParams();
     for (const [attr, entry] of Object.entries(ENTRY_OF)) {
-      if (this.hasAttribute(attr)) params.set(entry.name, urlValue(entry, this.getAttribute(attr)));
+      if (this.hasAttribute(attr))
+        params.set(entry.name, urlValue(entry, this.getAttribute(attr) ?? ''));
     }
     this.mounting = this.mount(root, params, this.generation).catch(async (e) => {
       const message = e && e.message ? e.message : String(e);
@@ -79,6 +83,7 @@ export class AttentionPlayground extends HTMLElement {
     });
   }
 
+  /** @param {ShadowRoot} root @param {URLSearchParams} params @param {number} generation */
   async mount(root, params, generation) {
     const unsupported = await unsupportedMessage('element', params.toString(), translatorFor);
     if (unsupported) throw new CoreError('unsupported', unsupported);
@@ -86,7 +91,10 @@ export class AttentionPlayground extends HTMLElement {
     // with a notice and the site's own address is used
     const given = this.getAttribute('page-url');
     const pageUrl = given ? webAddress(given, document.baseURI) : SITE_URL;
-    const notices = pageUrl ? [] : [{ key: 'page-url', problem: 'notWebAddress', raw: given }];
+    // no pageUrl: the attribute was given and refused
+    const notices = pageUrl
+      ? []
+      : [{ key: 'page-url', problem: 'notWebAddress', raw: String(given) }];
     const module = await sharedModule();
     if (generation !== this.generation) return; // removed while the module loaded
     const app = await mountPlayground(root, {
@@ -116,6 +124,7 @@ export class AttentionPlayground extends HTMLElement {
 
   // Events come out of the element and bubble, all but `error`: an `error` reaching window would
   // look like a script error to the host page's error handlers.
+  /** @param {string} type @param {unknown} detail */
   fire(type, detail) {
     const bubbles = type !== 'error';
     this.dispatchEvent(new CustomEvent(type, { detail, bubbles, composed: bubbles }));
@@ -123,6 +132,7 @@ export class AttentionPlayground extends HTMLElement {
 
   // Before connectedCallback the attributes are read as they are when it runs; after, a change
   // goes to the playground, or waits for it while it loads.
+  /** @param {string} attr @param {string | null} old @param {string | null} value */
   attributeChangedCallback(attr, old, value) {
     if (!this.mounting || old === value) return;
     const entry = ENTRY_OF[attr];
@@ -143,17 +153,20 @@ export class AttentionPlayground extends HTMLElement {
     this.app = null;
     this.mounting = null;
     this.waiting = new Commands();
-    this.shadowRoot.replaceChildren();
+    this.shadowRoot?.replaceChildren();
   }
 
+  /** @param {unknown} s */
   setSentence(s) {
     if (this.app) this.app.setSentence(s);
     else this.waiting.setSentence(s);
   }
+  /** @param {unknown} step */
   goToStep(step) {
     if (this.app) this.app.goToStep(step);
     else this.waiting.goToStep(step);
   }
+  /** @param {unknown} o */
   setOptions(o) {
     if (this.app) this.app.setOptions(o);
     else this.waiting.setOptions(o);
@@ -174,7 +187,7 @@ if (typeof customElements === 'undefined') {
   const explain = () => {
     for (const el of document.querySelectorAll('attention-playground')) {
       const search = el.hasAttribute('lang')
-        ? `lang=${encodeURIComponent(el.getAttribute('lang'))}`
+        ? `lang=${encodeURIComponent(el.getAttribute('lang') ?? '')}`
         : '';
       unsupportedMessage('element', search, translatorFor).then((message) => {
         el.setAttribute('role', 'alert');

@@ -16,10 +16,12 @@ export const VERSION = 1;
  *  page's size in coarse steps rather than line by line as the learner types (README, protocol). */
 export const RESIZE_STEP = 120;
 
-const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (/** @type {unknown} */ v) =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Whether a message from the parent is well formed: this protocol's version, a known type and
- *  fields of the right type (a step is a whole number, a sentence a string, options an object). */
+ *  fields of the right type (a step is a whole number, a sentence a string, options an object).
+ *  @param {string} type @param {Record<string, unknown>} data */
 export function wellFormed(type, data) {
   if (data.version !== VERSION) return false;
   if (type === 'setSentence') return typeof data.sentence === 'string';
@@ -28,11 +30,19 @@ export function wellFormed(type, data) {
   return false;
 }
 
-/** win: the framed window; parentOrigin: '' (same origin) or an origin from the URL. */
+/** The frame's side of the protocol: send() tells the parent an event; attach() hands it the
+ *  playground its commands go to.
+ *  @typedef {{send: (type: string, detail?: {state?: Record<string, unknown>,
+ *               [field: string]: unknown}) => void,
+ *             attach: (a: import('./commands.js').Commandable) => void}} ParentLink */
+
+/** win: the framed window; parentOrigin: '' (same origin) or an origin from the URL.
+ *  @param {Window} win @param {string} parentOrigin @returns {ParentLink | null} */
 export function connectParent(win, parentOrigin) {
   const origin = parentOrigin || win.location.origin;
   const doc = win.document;
   if (!origin || origin === 'null') return null; // file:// without `parent`: nobody to talk to
+  /** @type {import('./commands.js').Commandable | null} */
   let app = null;
   const waiting = new Commands();
   /** @type {any} */
@@ -40,12 +50,14 @@ export function connectParent(win, parentOrigin) {
   let ignored = 0;
   let lastHeight = 0;
 
+  /** @param {string} type @param {Record<string, unknown>} [detail] */
   const post = (type, detail = {}) =>
     win.parent.postMessage({ ...detail, type: PREFIX + type, version: VERSION }, origin);
   // The learner's text stays in the frame (README, "What the parent learns"): `change` carries
   // the state without it, and without the followed token q, whose index (at first the first
   // pronoun's) says where in the text a pronoun is. A typed edit still sends a `change`, with
   // the other keys unchanged.
+  /** @param {string} type @param {{state?: Record<string, unknown>, [field: string]: unknown}} [detail] */
   const send = (type, detail = {}) => {
     if (type !== 'change') return post(type, detail);
     const state = { ...detail.state };
@@ -59,6 +71,7 @@ export function connectParent(win, parentOrigin) {
     flushTimer = 0;
     if (app) waiting.applyTo(app);
   };
+  /** @param {string} type @param {Record<string, unknown>} data */
   const handle = (type, data) => {
     if (type === 'setSentence') waiting.setSentence(data.sentence);
     else if (type === 'goToStep') waiting.goToStep(data.step);
@@ -67,8 +80,11 @@ export function connectParent(win, parentOrigin) {
   };
 
   win.addEventListener('message', (e) => {
-    const data = e.data;
-    if (!data || typeof data.type !== 'string' || !data.type.startsWith(PREFIX)) return;
+    /** @type {unknown} */
+    const raw = e.data; // anything any window posts
+    if (!raw || typeof raw !== 'object') return;
+    const data = /** @type {Record<string, unknown>} */ (raw);
+    if (typeof data.type !== 'string' || !data.type.startsWith(PREFIX)) return;
     if (e.source !== win.parent || e.origin !== origin) {
       ignored++;
       doc.body.dataset.ignoredMessages = String(ignored);
@@ -93,6 +109,7 @@ export function connectParent(win, parentOrigin) {
 
   return {
     send,
+    /** @param {import('./commands.js').Commandable} a */
     attach(a) {
       app = a;
       waiting.applyTo(app);

@@ -10,14 +10,17 @@ const sharedSheet = memo(() => {
   return sheet;
 });
 
-/** make() once, on first use; the same value after. */
+/** make() once, on first use; the same value after.
+ *  @template T @param {() => T} make @returns {() => T} */
 export function memo(make) {
+  /** @type {T | null} */
   let value = null;
   return () => (value ??= make());
 }
 
 /** Attaches (or reuses) host's open shadow root, adopts the styles and puts the page's markup in
- *  it. -> the shadow root, ready for playground.js's mountPlayground. */
+ *  it. -> the shadow root, ready for playground.js's mountPlayground.
+ *  @param {HTMLElement} host */
 export function shadowShell(host) {
   const root = host.shadowRoot ?? host.attachShadow({ mode: 'open' });
   // without constructable style sheets (support.js shadow_dom) the markup stays unstyled, and the

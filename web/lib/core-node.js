@@ -20,7 +20,8 @@ export {
 const WASM_DIR = new URL('../wasm/', import.meta.url);
 
 /** The WebAssembly module (one per call; a Core over it is one session). options: {base} (a
- *  folder's URL, ending in /) to load attention.js and attention.wasm from elsewhere. */
+ *  folder's URL, ending in /) to load attention.js and attention.wasm from elsewhere.
+ *  @param {{base?: string}} [options] @returns {Promise<AttentionModule>} */
 export async function loadModule(options = {}) {
   const dir = options.base ? new URL(options.base, WASM_DIR) : WASM_DIR;
   const factory = createRequire(import.meta.url)(fileURLToPath(new URL('attention.js', dir)));
@@ -28,7 +29,8 @@ export async function loadModule(options = {}) {
   return factory({ wasmBinary });
 }
 
-/** loadModule and one Core over it: `const core = await loadCore(); core.trace('小猫吃鱼')`. */
+/** loadModule and one Core over it: `const core = await loadCore(); core.trace('小猫吃鱼')`.
+ *  @param {{base?: string}} [options] */
 export async function loadCore(options = {}) {
   return new Core(await loadModule(options));
 }

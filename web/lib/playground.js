@@ -18,13 +18,16 @@ const sharedModule = memo(() => loadModule());
  * shown). options: {state: URL keys and values ({s, step, heads, lang, hide, ...}, as the element's
  * attributes with `s` for the sentence), onEvent(type, detail): ready, stepchange, change, error}.
  * -> {setSentence, goToStep, setOptions, traceSnapshot, destroy}
+ * @param {HTMLElement} host
+ * @param {{state?: Record<string, unknown>,
+ *          onEvent?: (type: string, detail: Record<string, unknown>) => void}} [options]
  */
 export async function mountPlayground(host, options = {}) {
   const { params } = optionsParams(options.state || {});
   const root = shadowShell(host);
   const unsupported = await unsupportedMessage('module', params.toString(), translatorFor);
   if (unsupported) {
-    const box = root.getElementById('boot-error');
+    const box = /** @type {HTMLElement} */ (root.getElementById('boot-error')); // the shell's
     box.hidden = false;
     box.textContent = unsupported;
     throw new Error(unsupported);
