@@ -6,8 +6,25 @@ import { el } from './dom.js';
 import { fmt } from './format.js';
 import { coreSettings } from '../state.js';
 import { weightsOf, npzBytes, npzSnippet, PY_FIRST_LINE } from './weights-out.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').ShownTrace} ShownTrace */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('../../types/index.js').Matrix} Matrix */
+/** The page state as the export reads it (a copy of the URL state).
+ *  @typedef {Record<string, unknown> & {head: number, model: string, seed: unknown}} ExportState */
+/** The wiring's current view (playground.js exportView): the shown trace, that trace with every
+ *  layer's matrices, the text it was traced from, the page state, the stage id and the translator.
+ *  @typedef {{result: ShownTrace, full: () => ShownTrace, sentence: string, state: ExportState,
+ *    stage: string, t: Translate}} ExportSource */
+/** A shape of the picture: a filled rectangle or a line of text.
+ *  @typedef {{kind: 'rect', x: number, y: number, w: number, h: number, fill: string}
+ *    | {kind: 'text', x: number, y: number, text: string, size: number, anchor: string,
+ *       fill: string, weight: string}} SceneItem */
+/** The picture: its size, its shapes in drawing order and its file name's tail.
+ *  @typedef {{width: number, height: number, items: SceneItem[], name: string}} Scene */
 
 // the matrix each stage shows, for the picture
+/** @type {Record<string, string>} */
 const STAGE_MATRIX = {
   tokens: 'X',
   embeddings: 'X',
@@ -35,25 +52,31 @@ const HEAD_MATRICES = [
 const MATRICES = ['X', ...HEAD_MATRICES, 'concat', 'W_O', 'output'];
 // matrices with a name in words (the others are their symbols in every language)
 const NAMED = ['scores', 'scaled', 'masked', 'weights', 'head_output', 'concat', 'output'];
+/** @param {Translate} t @param {string} m */
 const matrixName = (t, m) => (NAMED.includes(m) ? t(`export.m.${m}`) : m);
 // which weights the numbers come from, for file names and the picture's caption
-const modelTag = (state) =>
+const modelTag = (/** @type {ExportState} */ state) =>
   state.model === 'random'
     ? `seed${state.seed}`
     : state.model === 'custom' || state.model === 'numpy'
       ? state.model
       : 'trained';
 
-/** {rows, cols, data} of one matrix of the trace (`head` for the per-head ones). */
+/** {rows, cols, data} of one matrix of the trace (`head` for the per-head ones).
+ * @param {ShownTrace} trace @param {string} name one of MATRICES @param {number} head
+ * @returns {Matrix} */
 export function matrixOf(trace, name, head) {
   if (name === 'head_output') return trace.heads[head].output;
-  if (HEAD_MATRICES.includes(name)) return trace.heads[head][name];
-  return trace[name];
+  // MATRICES names only matrices: a head's, or the trace's own
+  if (HEAD_MATRICES.includes(name)) return /** @type {Matrix} */ (trace.heads[head][name]);
+  return /** @type {Matrix} */ (trace[name]);
 }
 
-// row/column labels: token texts where a side is the tokens, else d0, d1, ...
+/** row/column labels: token texts where a side is the tokens, else d0, d1, ...
+ * @param {ShownTrace} result @param {string} name @param {Matrix} m */
 function labels(result, name, m) {
   const toks = result.tokens;
+  /** @param {number} n @param {string} p */
   const dims = (n, p) => Array.from({ length: n }, (_, i) => `${p}${i}`);
   const tokenRows = !name.startsWith('W_');
   const tokenCols = ['scores', 'scaled', 'masked', 'weights'].includes(name);
@@ -66,12 +89,12 @@ function labels(result, name, m) {
 // A label cell (a token's text). One that begins with = + - @ or a tab/CR would be read as a
 // formula by spreadsheets (CSV injection): it gets a leading apostrophe, which they show as text.
 // Number cells are written by num9 and never pass through here.
-const csvCell = (s) => {
+const csvCell = (/** @type {string} */ s) => {
   const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 };
 // full float32 precision: 9 significant digits read back to the same float32
-const num9 = (v) =>
+const num9 = (/** @type {number} */ v) =>
   v === -Infinity
     ? '-inf'
     : v === Infinity
@@ -80,6 +103,8 @@ const num9 = (v) =>
         ? 'nan'
         : String(Number(v.toPrecision(9)));
 
+/** One matrix as CSV, with its row and column labels.
+ * @param {ShownTrace} result @param {string} name @param {number} head */
 export function toCSV(result, name, head) {
   const m = matrixOf(result, name, head);
   const lab = labels(result, name, m);
@@ -91,6 +116,8 @@ export function toCSV(result, name, head) {
   return lines.join('\n') + '\n';
 }
 
+/** One matrix as JSON, with its labels; null for a masked (-inf) cell.
+ * @param {ShownTrace} result @param {string} name @param {number} head */
 export function toJSON(result, name, head) {
   const m = matrixOf(result, name, head);
   const lab = labels(result, name, m);
@@ -121,7 +148,8 @@ export function toJSON(result, name, head) {
   );
 }
 
-const pyStr = (s) => JSON.stringify(s); // a JSON string is a valid Python string literal
+const pyStr = (/** @type {unknown} */ s) => JSON.stringify(s); // a JSON string is a valid Python string literal
+/** @param {Matrix} m */
 function pyMatrix(m) {
   const rows = [];
   for (let i = 0; i < m.rows; i++)
@@ -131,6 +159,7 @@ function pyMatrix(m) {
 
 // X and the weights of the numpy model: drawn again by NumPy itself, in the article's order
 // (np.random.randn gives float64; the page computes in float32, so they are rounded like the core's).
+/** @param {ShownTrace} result */
 function numpyDraws(result) {
   const c = result.config;
   return `# X and the weights are drawn by NumPy itself, exactly as the article's program draws them
@@ -144,10 +173,12 @@ ${c.tie_qk ? "W_K = W_Q  # tied: W_K = W_Q (drawn all the same, so W_V is the ar
 }
 
 /** A Python script that recomputes every stage with NumPy from this trace's X and weights (for
- *  the numpy model, from np.random.seed instead of listing them). */
+ *  the numpy model, from np.random.seed instead of listing them).
+ * @param {ShownTrace} result @param {string} sentence */
 export function numpySnippet(result, sentence) {
   const c = result.config;
-  const list = (key) => `[\n${result.heads.map((h) => `  ${pyMatrix(h[key])}`).join(',\n')}]`;
+  const list = (/** @type {'W_Q' | 'W_K' | 'W_V'} */ key) =>
+    `[\n${result.heads.map((h) => `  ${pyMatrix(h[key])}`).join(',\n')}]`;
   const listed = `# X and the weights are copied from the page (9 significant digits = exact float32).
 X = ${pyMatrix(result.X)}  # n x d_model: embedding (+ position) per token
 W_Q = ${list('W_Q')}  # per head: d_model x d_k
@@ -191,7 +222,8 @@ print(output)
 
 // ---- the picture: one scene, drawn as SVG text or onto a canvas ----
 
-/** -> {width, height, items: [{rect} | {text}]} for the current stage's matrix. */
+/** -> {width, height, items: [{rect} | {text}]} for the current stage's matrix.
+ * @param {ExportSource} view @returns {Scene} */
 export function sceneOf({ result, sentence, state, stage, t }) {
   const name = STAGE_MATRIX[stage] || 'weights';
   const head = Math.min(state.head, result.config.heads - 1);
@@ -203,12 +235,15 @@ export function sceneOf({ result, sentence, state, stage, t }) {
   const perHead = HEAD_MATRICES.includes(name);
   const title = `${t(`stage.${stage}.title`)}${perHead ? ` · ${t('walk.head')} ${head + 1}` : ''} · ${matrixName(t, name)}`;
   // a rough text width (wide characters count double), so the title is never cut off
+  /** @param {string} str @param {number} size */
   const textWidth = (str, size) =>
     [...str].reduce((w, ch) => w + (ch.charCodeAt(0) > 0x2e80 ? size : size * 0.62), 0);
   const width = Math.ceil(Math.max(520, left + m.cols * cell + 24, textWidth(title, 18) + 40));
   const height = top + m.rows * cell + 40;
-  /** @type {Record<string, any>[]} the picture's shapes, drawn in order */
+  /** @type {SceneItem[]} the picture's shapes, drawn in order */
   const items = [{ kind: 'rect', x: 0, y: 0, w: width, h: height, fill: '#ffffff' }];
+  /** @param {number} x @param {number} y @param {string} s
+   *  @param {{size?: number, anchor?: string, fill?: string, weight?: string}} [o] */
   const text = (x, y, s, o = {}) =>
     items.push({
       kind: 'text',
@@ -286,6 +321,7 @@ const xml = (s) =>
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;');
 
+/** @param {Scene} scene */
 export function sceneToSVG(scene) {
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${scene.width}" height="${scene.height}" viewBox="0 0 ${scene.width} ${scene.height}" font-family='${FONT}'>`,
@@ -304,10 +340,12 @@ export function sceneToSVG(scene) {
   return parts.join('\n') + '\n';
 }
 
+/** @param {Scene} scene @param {HTMLCanvasElement} canvas */
 export function drawScene(scene, canvas) {
   canvas.width = scene.width;
   canvas.height = scene.height;
   const g = canvas.getContext('2d');
+  if (!g) throw new Error('export: the canvas has no 2-D context');
   for (const it of scene.items) {
     if (it.kind === 'rect') {
       g.fillStyle = it.fill;
@@ -322,6 +360,7 @@ export function drawScene(scene, canvas) {
   return canvas;
 }
 
+/** @param {string} name @param {Blob} blob */
 function download(name, blob) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
@@ -333,16 +372,25 @@ function download(name, blob) {
 export class ExportView {
   /** view() -> {result, full, sentence, state, stage, t} (the wiring's current view; `sentence`
    *  is the text `result` was traced from, which is not the box's text while that is bad;
-   *  full() is that trace with every layer's matrices) */
+   *  full() is that trace with every layer's matrices)
+   * @param {HTMLElement} root
+   * @param {{t: Translate, view: () => ExportSource, core: ViewContext['core']}} ctx */
   constructor(root, { t, view, core }) {
     this.root = root;
     this.view = view;
     this.core = core;
+    // setTranslator builds them
+    /** @type {Translate} */ this.t;
+    /** @type {HTMLSelectElement} */ this.matrix;
+    /** @type {HTMLTextAreaElement} */ this.code;
+    /** @type {HTMLElement} */ this.problem;
     this.setTranslator(t);
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.t = t;
+    /** @param {string} key @param {string} what @param {() => void} on */
     const btn = (key, what, on) =>
       el('button', {
         class: 'action small',
@@ -397,7 +445,8 @@ export class ExportView {
     );
   }
 
-  /** Runs an export; a refusal of the core is shown as the locale's message with its code. */
+  /** Runs an export; a refusal of the core is shown as the locale's message with its code.
+   * @param {() => void} f */
   guard(f) {
     this.problem.hidden = true;
     try {
@@ -453,6 +502,7 @@ export class ExportView {
     return `attention-${modelTag(state)}`;
   }
 
+  /** @param {'png' | 'svg'} kind */
   picture(kind) {
     const scene = sceneOf(this.view());
     const name = `${this.fileBase()}-${scene.name}`;
@@ -460,12 +510,13 @@ export class ExportView {
       download(`${name}.svg`, new Blob([sceneToSVG(scene)], { type: 'image/svg+xml' }));
       return;
     }
-    drawScene(scene, document.createElement('canvas')).toBlob(
-      (b) => download(`${name}.png`, b),
-      'image/png',
-    );
+    drawScene(scene, document.createElement('canvas')).toBlob((b) => {
+      if (!b) throw new Error('export: the canvas gave no PNG');
+      download(`${name}.png`, b);
+    }, 'image/png');
   }
 
+  /** @param {'csv' | 'json'} kind */
   numbers(kind) {
     const { result, state } = this.view();
     const name = this.matrix.value;

@@ -6,22 +6,43 @@
 import { el, says, setSays } from './dom.js';
 import { fmt } from './format.js';
 import { isRealTrace } from '../core.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').ViewState} ViewState */
+/** @typedef {import('./view-types.js').ShownTrace} ShownTrace */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('./dom.js').Says} Says */
+/** @typedef {import('../../types/index.js').Trace} Trace */
+/** @typedef {import('../../types/index.js').Settings} Settings */
+/** What update draws from: the shown trace, the page state, the core's inputs.
+ *  @typedef {{result: ShownTrace, state: ViewState, text: string, settings: Partial<Settings>}}
+ *  GradientArgs */
+/** core.gradientRow's result as this view reads it: per head, d_scores is one row (1 × n, a
+ *  Float32Array: dLoss/dScore for every key of the row).
+ *  @typedef {{target_word: string, loss: number, probability: number,
+ *    heads: {d_scores: Float32Array}[]}} GradientRow */
+/** A direction of a push: 'up', 'down' or 'flat'. @typedef {'up' | 'down' | 'flat'} Direction */
 
 export class GradientView {
-  /** ctx: {t, core, actions: {setSetting}, errorText(e): an error's locale string} */
+  /** ctx: {t, core, actions: {setSetting}, errorText(e): an error's locale string}
+   * @param {HTMLElement} root
+   * @param {Pick<ViewContext, 't' | 'core' | 'actions'> & {errorText: (e: unknown) => string}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    /** @type {{key: string, target: number} | null} */
     this.picked = null; // {key, target}: the learner's target for this sentence and token
+    /** @type {GradientArgs | null} */
     this.last = null;
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     if (this.last) this.update(this.last);
   }
 
-  /** {result, state, text, settings}: the shown trace, the page state, the core's inputs. */
+  /** {result, state, text, settings}: the shown trace, the page state, the core's inputs.
+   * @param {GradientArgs} args */
   update(args) {
     this.last = args;
     const { t, core, actions } = this.ctx;
@@ -46,6 +67,7 @@ export class GradientView {
         ? this.picked.target
         : this.defaultTarget(result, state, text, settings);
     target = Math.min(tokens.length - 1, Math.max(0, target));
+    /** @type {GradientRow} */
     let g;
     try {
       g = core.gradientRow(text, settings, q, target);
@@ -58,9 +80,10 @@ export class GradientView {
       {
         id: 'grad-target',
         on: {
+          /** @param {Event & {target: HTMLSelectElement}} ev */
           change: (ev) => {
             this.picked = { key, target: Number(ev.target.value) };
-            this.update(this.last);
+            if (this.last) this.update(this.last);
           },
         },
       },
@@ -94,14 +117,20 @@ export class GradientView {
     );
   }
 
-  // The default target: the token whose word the shipped model reads at q (a pronoun's antecedent:
-  // the answer a model in training is being taught), else the key the chosen head weights most.
+  /** The default target: the token whose word the shipped model reads at q (a pronoun's
+   * antecedent: the answer a model in training is being taught), else the key the chosen head
+   * weights most.
+   * @param {ShownTrace} result @param {ViewState} state @param {string} text
+   * @param {Partial<Settings>} settings */
   defaultTarget(result, state, text, settings) {
     const q = state.q;
     const tokens = result.tokens;
+    /** @type {{word: string, probability: number} | null} */
     let g = null;
     try {
-      g = this.ctx.core.trace(text, { ...settings, model: 'default' }).guesses[q];
+      /** @type {Trace & {guesses: NonNullable<Trace['guesses']>}} a trained model's, with guesses */
+      const shipped = this.ctx.core.trace(text, { ...settings, model: 'default' });
+      g = shipped.guesses[q];
     } catch {
       /* the shown trace is the last good one: fall back to the weights */
     }
@@ -118,15 +147,19 @@ export class GradientView {
     return Math.max(0, best);
   }
 
-  // The sentence follows the directions the bars show: the target up in some heads, down in
-  // others, ~0 in the rest; and whether any other key is pushed up too (beyond "~0", like the bars).
+  /** The sentence follows the directions the bars show: the target up in some heads, down in
+   * others, ~0 in the rest; and whether any other key is pushed up too (beyond "~0", like the bars).
+   * @param {GradientRow} g @param {number} target @param {number} qi @param {string[]} tokens
+   * @param {string} word @param {number} scale @returns {Says} */
   why(g, target, qi, tokens, word, scale) {
     const { t } = this.ctx;
     const dirs = g.heads.map((h) => direction(h.d_scores[target], scale));
-    const heads = (d) => dirs.map((x, i) => (x === d ? i + 1 : 0)).filter(Boolean);
+    const heads = (/** @type {Direction} */ d) =>
+      dirs.map((x, i) => (x === d ? i + 1 : 0)).filter(Boolean);
     const up = heads('up');
     const down = heads('down');
     const flat = heads('flat');
+    /** @type {[number, number][]} [head (1-based), key] */
     const others = [];
     g.heads.forEach((h, i) =>
       h.d_scores.forEach((v, j) => {
@@ -153,6 +186,8 @@ export class GradientView {
     return said;
   }
 
+  /** @param {Float32Array} d_scores @param {number} h @param {number} q @param {string[]} tokens
+   * @param {number} scale @param {number} target */
   headBars(d_scores, h, q, tokens, scale, target) {
     const { t } = this.ctx;
     const list = el('ul', { class: 'dbars', 'aria-label': t('train.gradHead', { h: h + 1 }) });
@@ -190,25 +225,28 @@ export class GradientView {
 // A push under this share of the largest one (scale) is shown as ~0, not as a direction.
 const FLAT_SHARE = 1e-3;
 
-/** 'up' (the loss falls as the score rises: d < 0), 'down', or 'flat' (~0 beside scale). */
+/** 'up' (the loss falls as the score rises: d < 0), 'down', or 'flat' (~0 beside scale).
+ * @param {number} v @param {number} scale @returns {Direction} */
 function direction(v, scale) {
   if (!(Math.abs(v) >= scale * FLAT_SHARE)) return 'flat';
   return v < 0 ? 'up' : 'down';
 }
 
 /** The sentence for the target's directions: up in every moving head, down in every one, mixed,
- *  or ~0 everywhere. */
+ *  or ~0 everywhere.
+ * @param {number[]} up @param {number[]} down @param {unknown[]} others */
 function whyKey(up, down, others) {
   if (!up.length && !down.length) return 'train.gradWhyFlat';
   if (!down.length) return others.length ? 'train.gradWhyAlso' : 'train.gradWhy';
   return up.length ? 'train.gradWhyMixed' : 'train.gradWhyNone';
 }
 
-// 3 decimals, or 3 significant digits when the number is tiny (a well-trained model's pushes)
+/** 3 decimals, or 3 significant digits when the number is tiny (a well-trained model's pushes)
+ * @param {number} v */
 function small(v) {
   if (!Number.isFinite(v) || v === 0 || Math.abs(v) >= 1e-3) return fmt(v, 3);
   const [m, e] = v.toExponential(2).split('e');
   return `${fmt(Number(m), 2)}×10${String(Number(e))
     .replace(/-/g, '⁻')
-    .replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[d])}`;
+    .replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[Number(d)])}`;
 }

@@ -8,19 +8,30 @@ import { el, says, setSays } from './dom.js';
 import { pct } from './format.js';
 import { isRealTrace } from '../core.js';
 import { LIMIT_PAIRS } from '../state.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').ShownTrace} ShownTrace */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('../../types/index.js').Trace} Trace */
+/** @typedef {import('../../types/index.js').Settings} Settings */
+/** A minimal pair: two sentences one word apart, and the pronoun whose row decides it.
+ *  @typedef {{lang?: string, pronoun: string, a: string, b: string}} LimitPair */
+/** A pronoun with two or more earlier nouns of one kind (core.sameKindCandidates).
+ *  @typedef {{pronoun: number, category: string, candidates: number[]}} SameKind */
 
 // how many different same-kind warnings are written out before "and N more"
 const MAX_SAME_KIND = 3;
 
 // a measured share, one decimal: a share just under 1 is never shown as 100%
-const measured = (x) => `${(100 * x).toFixed(1)}%`;
+const measured = (/** @type {number} */ x) => `${(100 * x).toFixed(1)}%`;
 
-/** The token whose row decides a pair: the first token whose lower-cased text is `pronoun`. */
+/** The token whose row decides a pair: the first token whose lower-cased text is `pronoun`.
+ * @param {string[]} tokens @param {string} pronoun */
 function pronounAt(tokens, pronoun) {
   return tokens.findIndex((x) => x.toLowerCase() === pronoun);
 }
 
-/** For one trace and its pronoun: per head, the key with the largest weight and that weight. */
+/** For one trace and its pronoun: per head, the key with the largest weight and that weight.
+ * @param {Trace} trace @param {number} i */
 function tops(trace, i) {
   const n = trace.config.n;
   return trace.heads.map((hd) => {
@@ -36,9 +47,12 @@ function tops(trace, i) {
  * `same` is true when every head of the last layer (the trace's heads) looks hardest at the same
  * word in both sentences: since the one changed word makes the pronoun mean a different noun, then
  * at least one is wrong. `layers` is the model's layer count, the number of that last layer.
+ * @param {ViewContext['core']} core @param {LimitPair} pair @param {Partial<Settings>} settings
  */
 export function tracePair(core, pair, settings) {
+  /** @param {string} text */
   const one = (text) => {
+    /** @type {Trace} */
     const r = core.trace(text, settings);
     const i = pronounAt(r.tokens, pair.pronoun);
     return { tokens: r.tokens, i, tops: i < 0 ? [] : tops(r, i), layers: r.model?.layers ?? 1 };
@@ -51,19 +65,23 @@ export function tracePair(core, pair, settings) {
 }
 
 export class LimitsView {
-  /** ctx: {t, core} */
+  /** ctx: {t, core}
+   * @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'core'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    /** @type {string | null} what the root shows (the key of update) */
     this.shown = null;
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     this.shown = null;
   }
 
-  /** {result, text}: the shown trace and the text it came from. */
+  /** {result, text}: the shown trace and the text it came from.
+   * @param {{result: ShownTrace, text: string}} shown */
   update({ result, text }) {
     const { t, core } = this.ctx;
     const tokens = result.tokens;
@@ -72,6 +90,7 @@ export class LimitsView {
     const unknown = trained
       ? result.token_details.map((x, i) => (x.known === false ? i : -1)).filter((i) => i >= 0)
       : [];
+    /** @type {SameKind[]} */
     let same = [];
     if (trained) {
       try {
@@ -89,6 +108,7 @@ export class LimitsView {
     ]);
     if (key === this.shown) return;
     this.shown = key;
+    /** @type {HTMLElement[]} */
     const parts = [];
     if (unknown.length) {
       // each word with what it is read as, if anything (小白兔 → 兔子)
@@ -116,6 +136,7 @@ export class LimitsView {
     }
     // one sentence per distinct (pronoun, kind, candidates), at most MAX_SAME_KIND of them: a long
     // text with the same pronoun many times says it once, then how many more there are
+    /** @type {Map<string, SameKind>} */
     const groups = new Map();
     for (const c of same) {
       const words = [tokens[c.pronoun], c.category, ...c.candidates.map((j) => tokens[j])];
@@ -170,19 +191,23 @@ export class LimitsView {
 }
 
 export class LimitsNote {
-  /** ctx: {t, core, lang()} */
+  /** ctx: {t, core, lang()}
+   * @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'core'> & {lang: () => string}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    /** @type {string | null} what the root shows (the key of update) */
     this.shown = null;
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     this.shown = null;
   }
 
-  /** {result, settings}: the shown trace (for its model) and the core settings it came from. */
+  /** {result, settings}: the shown trace (for its model) and the core settings it came from.
+   * @param {{result: ShownTrace, settings: Partial<Settings>}} shown */
   update({ result, settings }) {
     const { t, core, lang } = this.ctx;
     const model = result.model;
@@ -245,6 +270,7 @@ export class LimitsNote {
     const order = [...LIMIT_PAIRS].sort(
       (x, y) => Number(y.lang === lang()) - Number(x.lang === lang()),
     );
+    /** @type {ReturnType<typeof tracePair> | null} */
     let shown = null;
     for (const pair of order) {
       let r;

@@ -7,28 +7,43 @@
 import { el, says } from './dom.js';
 import { grouped } from './format.js';
 import { isRealTrace } from '../core.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').ViewState} ViewState */
+/** @typedef {import('./view-types.js').ShownTrace} ShownTrace */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('./dom.js').Says} Says */
+/** @typedef {import('../../types/index.js').Trace} Trace */
+/** @typedef {import('../../types/index.js').ModelCard} ModelCard */
+/** A real model's card (GPT-2, BERT): the trained card's fields and what its file says.
+ *  @typedef {ModelCard & {parameters: number, file_bytes: number, dtype: string}} RealCard */
 
-/** An element whose text is a says() sentence: the text plus data-says (key and raw values). */
+/** An element whose text is a says() sentence: the text plus data-says (key and raw values).
+ * @param {string} tag @param {Record<string, unknown>} attrs @param {Says} s */
 const said = (tag, attrs, s) =>
   el(tag, { ...attrs, text: s.text, 'data-says': JSON.stringify(s.data) });
 
 // a share as measured, one decimal: a share just under 1 is never shown as 100%
-const pct = (x) =>
+const pct = (/** @type {unknown} */ x) =>
   x == null || Number.isNaN(Number(x)) ? '—' : `${(100 * Number(x)).toFixed(1)}%`;
 
 export class ModelInfoView {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't'> & {lang: () => string}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
     this.open = false;
+    /** @type {string | null | undefined} what the root shows (the key of update) */
+    this.shown;
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     this.shown = null;
   }
 
-  // A real model's card: what it is, and that its heads' patterns are its training's, not ours
+  /** A real model's card: what it is, and that its heads' patterns are its training's, not ours
+   * @param {RealCard} card */
   showReal(card) {
     const { t, lang } = this.ctx;
     const shown = JSON.stringify([card, lang()]);
@@ -53,7 +68,8 @@ export class ModelInfoView {
     );
   }
 
-  // one list item per head of every layer: "Layer 2, head 1: <role sentence>"
+  /** one list item per head of every layer: "Layer 2, head 1: <role sentence>"
+   * @param {ModelCard} model @param {ViewState} state */
   headNotes(model, state) {
     const { t } = this.ctx;
     const list = el('ul', { class: 'head-notes', 'aria-label': t('model.notesLabel') });
@@ -96,10 +112,13 @@ export class ModelInfoView {
     return list;
   }
 
-  // "Taught heads: layer 1 head 1, …": the heads whose note carries the trainer's taught mark
+  /** "Taught heads: layer 1 head 1, …": the heads whose note carries the trainer's taught mark
+   * @param {ModelCard} model */
   taughtList(model) {
     const { t } = this.ctx;
+    /** @type {string[]} */
     const names = [];
+    /** @type {[number, number][]} [layer, head] */
     const heads = [];
     model.notes.forEach((perLayer, l) =>
       perLayer.forEach((n, h) => {
@@ -118,11 +137,12 @@ export class ModelInfoView {
   }
 
   /** guesses: the trace's guesses when it was traced without them (playground.js guesses());
-   *  veiled: the learner may still guess the followed token's top key, so its reading waits */
+   *  veiled: the learner may still guess the followed token's top key, so its reading waits
+   * @param {{result: ShownTrace, state: ViewState, guesses?: Trace['guesses'], veiled?: boolean}} shown */
   update({ result, state, guesses = result.guesses, veiled = false }) {
     const { t, lang } = this.ctx;
     if (isRealTrace(result)) {
-      this.showReal(result.model);
+      this.showReal(/** @type {RealCard} */ (result.model)); // isRealTrace: a real card
       return;
     }
     const model = result.model;
@@ -160,6 +180,7 @@ export class ModelInfoView {
     ]);
     if (shown === this.shown) return;
     this.shown = shown;
+    /** @type {HTMLElement[]} */
     const parts = [];
     if (result.program) {
       parts.push(
@@ -386,13 +407,15 @@ export class ModelInfoView {
   }
 }
 
-/** Whether a read-out word is a word (not one of the vocabulary's unknown rows, "<unk:N>"). */
+/** Whether a read-out word is a word (not one of the vocabulary's unknown rows, "<unk:N>").
+ * @param {string} word */
 function knownWord(word) {
   return !/^<.*>$/.test(word);
 }
 
 /** A vocabulary word as the sentence spells it ("tom" → "Tom" when the sentence has Tom): the
- *  read-out names a row by its lower-cased key. */
+ *  read-out names a row by its lower-cased key.
+ * @param {string} word @param {string[]} tokens */
 function spelled(word, tokens) {
   return tokens.find((x) => x.toLowerCase() === word) ?? word;
 }

@@ -8,33 +8,54 @@ import { el } from './dom.js';
 import { pct } from './format.js';
 import { paintWeights } from './heatmap.js';
 import { isRealTrace } from '../core.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').ViewState} ViewState */
+/** @typedef {import('./view-types.js').ShownTrace} ShownTrace */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('../../types/index.js').Trace} Trace */
+/** @typedef {import('../../types/index.js').Layer} Layer */
+/** @typedef {import('../../types/index.js').ModelCard} ModelCard */
+/** A real model's trace (isRealTrace): its card, its layers and the layer traced in full.
+ *  @typedef {ShownTrace & {model: ModelCard, layers: Layer[],
+ *    config: Trace['config'] & {layer: number}}} RealTrace */
+/** A head as "find a head" ranks it: layer, head and the weight query q gives key k.
+ *  @typedef {{l: number, h: number, w: number}} RankedHead */
 
 // how many heads "find a head" lists
 const LISTED = 5;
 
 export class RealHeadsView {
   /** @param {HTMLElement} root
-   *  @param {{t: Function, actions: {openHead: (layer: number, head: number) => void}}} ctx */
+   *  @param {{t: Translate, actions: Pick<ViewContext['actions'], 'openHead'>}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    /** @type {RealTrace | null} */
     this.shown = null; // the trace the grid was drawn from
+    /** @type {{q: number, k: number} | null} */
     this.pair = null; // {q, k}: the pair "find a head" ranks by, as token indices
+    /** @type {HTMLElement[][] | undefined} per layer, per head: its map's button (build) */
+    this.cells;
+    /** @type {HTMLSelectElement} */ this.qSel;
+    /** @type {HTMLSelectElement} */ this.kSel;
+    /** @type {HTMLElement} */ this.ranking;
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     this.shown = null;
   }
 
-  /** @param {{result: any, state: {q: number, head: number}}} model */
-  update({ result, state }) {
-    const real = isRealTrace(result) && Array.isArray(result.layers);
+  /** @param {{result: ShownTrace, state: ViewState}} model */
+  update({ result: shown, state }) {
+    const real = isRealTrace(shown) && Array.isArray(shown.layers);
     this.root.hidden = !real;
     if (!real) {
       this.shown = null;
       return;
     }
+    const result = /** @type {RealTrace} */ (shown); // a real model's, with its layers
     if (this.shown !== result) {
       this.shown = result;
       if (!this.pair || this.pair.q >= result.config.n || this.pair.k >= result.config.n)
@@ -44,6 +65,7 @@ export class RealHeadsView {
     this.mark(result.config.layer, state.head);
   }
 
+  /** @param {RealTrace} result @param {ViewState} state */
   build(result, state) {
     const { t } = this.ctx;
     const card = result.model;
@@ -80,6 +102,7 @@ export class RealHeadsView {
       t('realHeads.gridLabel', { layers: card.layers, heads: card.heads }),
     );
     const tokens = result.tokens;
+    /** @param {string} id @returns {HTMLSelectElement} */
     const choose = (id) =>
       el(
         'select',
@@ -124,20 +147,24 @@ export class RealHeadsView {
     if (this.pair) this.list(this.rank());
   }
 
+  /** @param {number} layer @param {number} head */
   mark(layer, head) {
     for (const row of this.cells || [])
       for (const c of row) {
-        const on = +c.dataset.layer === layer && +c.dataset.head === head;
+        const on = Number(c.dataset.layer) === layer && Number(c.dataset.head) === head;
         if (on) c.setAttribute('aria-current', 'true');
         else c.removeAttribute('aria-current');
       }
   }
 
-  // every head of every layer with the weight query q gives key k, the largest first
+  /** every head of every layer with the weight query q gives key k, the largest first
+   * @returns {RankedHead[]} */
   rank() {
-    const { q, k } = this.pair;
-    const n = this.shown.config.n;
-    return this.shown.layers
+    const { pair, shown } = this;
+    if (!pair || !shown) return []; // ranks only a drawn grid's pair
+    const { q, k } = pair;
+    const n = shown.config.n;
+    return shown.layers
       .flatMap((layer, l) =>
         layer.heads.map((head, h) => ({ l, h, w: head.weights.data[q * n + k] })),
       )
@@ -151,10 +178,13 @@ export class RealHeadsView {
     this.ctx.actions.openHead(ranked[0].l, ranked[0].h);
   }
 
+  /** @param {RankedHead[]} ranked */
   list(ranked) {
     const { t } = this.ctx;
-    const tokens = this.shown.tokens;
-    const { q, k } = this.pair;
+    const { pair, shown } = this;
+    if (!pair || !shown) return; // lists only a drawn grid's pair
+    const tokens = shown.tokens;
+    const { q, k } = pair;
     this.ranking.dataset.q = String(q);
     this.ranking.dataset.k = String(k);
     this.ranking.replaceChildren(
@@ -179,7 +209,8 @@ export class RealHeadsView {
 }
 
 // the card's head numbers 0 .. heads-1
-const headNumbers = (card) => Array.from({ length: card.heads }, (_, h) => h);
+const headNumbers = (/** @type {ModelCard} */ card) =>
+  Array.from({ length: card.heads }, (_, h) => h);
 
 // the stages about one head, and the stage about one layer's heads (state.js STAGES)
 const HEAD_STAGES = new Set(['project', 'score', 'scale', 'mask', 'softmax', 'mix']);
@@ -188,9 +219,11 @@ const LAYER_STAGES = new Set(['heads']);
 /** The words that name what stage `stage` (a STAGES id) shows of a real model's trace: "gpt2,
  *  layer 5, head 2" (1-based, as the pickers show them; the name is the model card's), the model
  *  and layer on the heads stage, the model alone before them; '' for any other model's trace
- *  (stage null: the head, as the arcs beside the stages show it). */
-export function realHeadName(t, result, head, stage) {
-  if (!isRealTrace(result)) return '';
+ *  (stage null: the head, as the arcs beside the stages show it).
+ * @param {Translate} t @param {ShownTrace} trace @param {number} head @param {string | null} stage */
+export function realHeadName(t, trace, head, stage) {
+  if (!isRealTrace(trace)) return '';
+  const result = /** @type {RealTrace} */ (trace);
   const vars = {
     name: result.model.name || result.model.model_type,
     l: (result.config.layer ?? result.model.layers - 1) + 1,
@@ -203,7 +236,8 @@ export function realHeadName(t, result, head, stage) {
 
 /** Words around realHeadName's: kind 'narr' (vars {which, text}: the narration, the head named
  *  first), 'stageTitle' ({which, text}: a stage's title, the head named after it) or 'arcsTitle'
- *  ({which, tok}: the arcs beside the stages). */
+ *  ({which, tok}: the arcs beside the stages).
+ * @param {Translate} t @param {string} kind @param {Record<string, unknown>} vars */
 export function realWords(t, kind, vars) {
   if (kind === 'narr') return t('realHeads.narr', vars);
   if (kind === 'stageTitle') return t('realHeads.stageTitle', vars);

@@ -6,6 +6,11 @@
 import { el, svg, setText, writeOnce } from './dom.js';
 import { fmt, pct } from './format.js';
 import { DEFAULT_SETTINGS } from '../core.js';
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('../../types/index.js').ScaleDemo} ScaleRun */
+/** The experiment's size: keys per row, rows, and the seed of the draws.
+ *  @typedef {{keys: number, rows: number, seed: string}} DemoParams */
 
 const SAMPLES = 1024; // dot products drawn per d_k (rows × keys)
 const BINS = 41; // histogram bins over [−range, range]
@@ -14,20 +19,48 @@ const H = 110;
 const MAX_KEYS = 64; // a row of at most this many keys (the rows of a longer sentence are cut)
 
 export class ScaleDemo {
-  /** ctx: {core, t}; update({result, state}) while shown. */
+  /** ctx: {core, t}; update({result, state}) while shown.
+   * @param {Pick<ViewContext, 'core' | 't'>} ctx */
   constructor(ctx) {
     this.ctx = ctx;
+    /** @type {ScaleRun[] | null} */
     this.runs = null; // per d_k: core.scaleDemo(...) for the current keys and seed
     this.pick = 5; // index into the d_k list (64)
     this.timer = 0;
+    /** @type {HTMLElement} */
     this.el = el('div', { class: 'scale-demo', 'data-extra-body': 'scaleDemo' });
+    /** @type {StageModel | undefined} the model last updated with */
+    this.model;
+    /** @type {DemoParams | undefined} the parameters the runs were drawn with */
+    this.p;
+    /** @type {boolean | undefined} */
+    this.built;
+    // the parts build() makes
+    /** @type {HTMLElement} */ this.intro;
+    /** @type {HTMLInputElement} */ this.slider;
+    /** @type {HTMLElement} */ this.dkOut;
+    /** @type {SVGSVGElement} */ this.hist;
+    /** @type {SVGRectElement[]} */ this.rawBars;
+    /** @type {SVGRectElement[]} */ this.scaledBars;
+    /** @type {SVGTextElement[]} */ this.axis;
+    /** @type {HTMLElement} */ this.legend;
+    /** @type {HTMLElement} */ this.legendRaw;
+    /** @type {HTMLElement} */ this.legendScaled;
+    /** @type {HTMLElement[]} */ this.facts;
+    /** @type {string[]} */ this.cols;
+    /** @type {HTMLElement} */ this.tbody;
+    /** @type {{tr: HTMLElement, cells: HTMLElement[]}[]} one per d_k */ this.rows;
+    /** @type {HTMLElement[]} */ this.heads;
+    /** @type {HTMLElement} */ this.yours;
+    /** @type {HTMLElement} */ this.caption;
   }
 
   dks() {
     return this.ctx.core.explainFacts().scale_demo_dks;
   }
 
-  // the learner's sentence sets the row length; the page's seed sets the draws
+  /** the learner's sentence sets the row length; the page's seed sets the draws
+   * @param {StageModel} model @returns {DemoParams} */
   params(model) {
     const n = model.result.config.n;
     const keys = Math.max(2, Math.min(MAX_KEYS, n));
@@ -36,6 +69,7 @@ export class ScaleDemo {
     return { keys, rows, seed: String(model.result.config.seed ?? DEFAULT_SETTINGS.seed) };
   }
 
+  /** @param {StageModel} model */
   update(model) {
     this.model = model;
     const p = this.params(model);
@@ -66,6 +100,7 @@ export class ScaleDemo {
       value: this.pick,
       class: 'sd-slider',
       on: {
+        /** @param {Event & {target: HTMLInputElement}} e */
         input: (e) => {
           this.pick = +e.target.value;
           this.fill();
@@ -146,6 +181,7 @@ export class ScaleDemo {
   // every d_k's draws from the core, then the picture for the chosen one
   draw() {
     const { core } = this.ctx;
+    if (!this.p) return;
     const { keys, rows, seed } = this.p;
     this.runs = this.dks().map((dk) => core.scaleDemo(dk, keys, rows, seed, BINS));
     this.el.dataset.keys = String(keys);
@@ -155,7 +191,7 @@ export class ScaleDemo {
   }
 
   fill() {
-    if (!this.runs) return;
+    if (!this.runs || !this.p) return;
     const { t } = this.ctx;
     const { keys, rows } = this.p;
     const r = this.runs[this.pick];
@@ -168,6 +204,7 @@ export class ScaleDemo {
     let top = 1;
     for (let b = 0; b < BINS; b++) top = Math.max(top, r.hist_raw[b], r.hist_scaled[b]);
     const bw = W / BINS;
+    /** @param {SVGRectElement} rect @param {number} count @param {number} b @param {number} inset */
     const bar = (rect, count, b, inset) => {
       const h = (count / top) * (H - 2);
       writeOnce(rect, 'x', (b * bw + inset).toFixed(2));

@@ -4,20 +4,40 @@
 import { el } from './dom.js';
 import { TABLE } from '../state.js';
 import { MODELS } from '../core.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').ShownTrace} ShownTrace */
+/** A control's event: its target is the control (an input, or a select, which reads alike).
+ *  @typedef {Event & {target: HTMLInputElement}} ControlEvent */
 
-const range = (name) => TABLE.find((e) => e.name === name);
+/** The URL table's line for a key (every key this view asks for is in it).
+ * @param {string} name */
+const range = (name) => {
+  const e = TABLE.find((e) => e.name === name);
+  if (!e) throw new Error(`settings: no URL key ${name}`);
+  return e;
+};
 
 export class SettingsView {
-  /** ctx: {t, actions, core}; core.models() says which settings each model fixes. */
+  /** ctx: {t, actions, core}; core.models() says which settings each model fixes.
+   * @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'core'>} ctx */
   constructor(root, { t, actions, core }) {
     this.root = root;
     this.t = t;
     this.actions = actions;
+    /** @type {{name: string, fixes: string[]}[]} the models and the settings each fixes */
     this.modelList = core.models();
+    /** @type {Record<string, HTMLInputElement>} by URL key; the heads select reads and writes
+     *  `value` as the inputs do */
     this.inputs = {};
+    // the parts build() makes
+    /** @type {HTMLOutputElement} */ this.tempOut;
+    /** @type {HTMLSelectElement} */ this.modelSel;
+    /** @type {HTMLElement} */ this.fixedNote;
+    /** @type {HTMLElement} */ this.fixedNoteNumpy;
     this.build();
   }
 
+  /** @param {string} name @param {HTMLInputElement} control @param {string} hintKey */
   field(name, control, hintKey) {
     const id = `set-${name}`;
     control.id = id;
@@ -31,6 +51,7 @@ export class SettingsView {
 
   build() {
     const { t, actions } = this;
+    /** @param {string} name @param {{step?: number}} [extra] */
     const num = (name, extra = {}) => {
       const e = range(name);
       return el('input', {
@@ -39,18 +60,27 @@ export class SettingsView {
         max: e.max,
         step: extra.step ?? 1,
         inputmode: 'numeric',
-        on: { change: (ev) => actions.setSetting(name, ev.target.value) },
+        on: {
+          change: (/** @type {ControlEvent} */ ev) => actions.setSetting(name, ev.target.value),
+        },
       });
     };
+    /** @param {string} name */
     const check = (name) =>
       el('input', {
         type: 'checkbox',
-        on: { change: (ev) => actions.setSetting(name, ev.target.checked) },
+        on: {
+          change: (/** @type {ControlEvent} */ ev) => actions.setSetting(name, ev.target.checked),
+        },
       });
     const heads = el(
       'select',
-      { on: { change: (ev) => actions.setSetting('heads', ev.target.value) } },
-      Array.from({ length: range('heads').max }, (_, i) =>
+      {
+        on: {
+          change: (/** @type {ControlEvent} */ ev) => actions.setSetting('heads', ev.target.value),
+        },
+      },
+      Array.from({ length: range('heads').max ?? 0 }, (_, i) =>
         el('option', { text: String(i + 1), value: i + 1 }),
       ),
     );
@@ -60,7 +90,9 @@ export class SettingsView {
       min: 0.1,
       max: 5,
       step: 0.1,
-      on: { input: (ev) => actions.setSetting('temp', ev.target.value) },
+      on: {
+        input: (/** @type {ControlEvent} */ ev) => actions.setSetting('temp', ev.target.value),
+      },
     });
     const seed = el('input', {
       type: 'text',
@@ -68,8 +100,12 @@ export class SettingsView {
       pattern: '[0-9]*',
       maxlength: 20,
       spellcheck: 'false',
-      on: { change: (ev) => actions.setSetting('seed', ev.target.value.trim()) },
+      on: {
+        change: (/** @type {ControlEvent} */ ev) =>
+          actions.setSetting('seed', ev.target.value.trim()),
+      },
     });
+    /** @param {string} key @param {Record<string, unknown>} changes */
     const experiment = (key, changes) =>
       el('button', {
         class: 'action small',
@@ -80,7 +116,12 @@ export class SettingsView {
     // the model switch: the trained model fixes heads/d_model/d_k (update() disables them)
     this.modelSel = el(
       'select',
-      { id: 'set-model', on: { change: (ev) => actions.setSetting('model', ev.target.value) } },
+      {
+        id: 'set-model',
+        on: {
+          change: (/** @type {ControlEvent} */ ev) => actions.setSetting('model', ev.target.value),
+        },
+      },
       MODELS.map((m) => el('option', { text: t(`model.option.${m}`), value: m })),
     );
     this.fixedNote = el('p', { class: 'hint model-fixed', text: t('model.fixed') });
@@ -144,11 +185,13 @@ export class SettingsView {
     this.inputs.temp = temp;
   }
 
-  /** result (optional): the trace shown, so a trained model's fixed shape is what the controls show. */
+  /** result (optional): the trace shown, so a trained model's fixed shape is what the controls show.
+   * @param {Record<string, unknown>} state the page's state (state.js parse) @param {ShownTrace} [result] */
   update(state, result) {
     for (const [name, input] of Object.entries(this.inputs)) {
       if (
-        input.getRootNode().activeElement === input &&
+        /** @type {Node & Partial<DocumentOrShadowRoot>} */ (input.getRootNode()).activeElement ===
+          input &&
         input.type !== 'checkbox' &&
         input.type !== 'range'
       )
@@ -160,10 +203,14 @@ export class SettingsView {
     }
     const temp = Number(state.temp).toFixed(2);
     if (this.tempOut.textContent !== temp) this.tempOut.textContent = temp;
-    this.modelSel.value = state.model;
+    this.modelSel.value = String(state.model);
     // a model trained here, or a real one loaded here, is offered once it exists
+    /** @param {string} name @param {(() => boolean) | undefined} has */
     const offer = (name, has) => {
-      const option = this.modelSel.querySelector(`option[value="${name}"]`);
+      // MODELS names every option
+      const option = /** @type {HTMLOptionElement} */ (
+        this.modelSel.querySelector(`option[value="${name}"]`)
+      );
       option.hidden = option.disabled = state.model !== name && !(has && has());
     };
     offer('custom', this.actions.hasCustomModel);
@@ -175,15 +222,17 @@ export class SettingsView {
     const note = state.model === 'numpy' ? this.fixedNoteNumpy : this.fixedNote;
     const used = result && result.config;
     const fixable = new Set(this.modelList.flatMap((m) => m.fixes));
-    for (const e of TABLE.filter((x) => fixable.has(x.core))) {
+    for (const e of TABLE) {
+      const core = e.core;
+      if (!core || !fixable.has(core)) continue;
       const input = this.inputs[e.name];
-      const isFixed = fixes.includes(e.core);
+      const isFixed = fixes.includes(core);
       input.disabled = isFixed;
       if (isFixed) input.setAttribute('aria-describedby', 'model-fixed-note');
       else input.removeAttribute('aria-describedby');
       if (!isFixed || !used) continue;
-      if (input.type === 'checkbox') input.checked = !!used[e.core];
-      else if (input.value !== String(used[e.core])) input.value = String(used[e.core]);
+      if (input.type === 'checkbox') input.checked = !!used[core];
+      else if (input.value !== String(used[core])) input.value = String(used[core]);
     }
     this.fixedNote.id = note === this.fixedNote ? 'model-fixed-note' : '';
     this.fixedNoteNumpy.id = note === this.fixedNoteNumpy ? 'model-fixed-note' : '';

@@ -6,6 +6,16 @@
 import { uid, el, svg, clear } from '../dom.js';
 import { fmt, fmtFactor } from '../format.js';
 import { num, bar } from '../readouts.js';
+/** @typedef {import('../view-types.js').ViewContext} ViewContext */
+/** @typedef {import('../view-types.js').Translate} Translate */
+/** @typedef {import('../../../types/index.js').Core} CoreApi */
+/** @typedef {import('../../../types/index.js').SoftmaxSteps} SoftmaxSteps */
+/** An arrow of the plane: its id (q, k1, k2, k3), query or key, and its coordinates.
+ *  @typedef {{id: string, kind: string, x: number, y: number}} Vec */
+/** An arrow's SVG parts.
+ *  @typedef {{g: SVGGElement, line: SVGLineElement, headPoly: SVGPolygonElement,
+ *    label: SVGTextElement, handle: SVGGElement}} Arrow */
+/** core.dotSteps's result for one key. @typedef {ReturnType<CoreApi['dotSteps']>} DotSteps */
 
 const SIZE = 340; // viewBox width and height
 const ORIGIN = SIZE / 2; // the plane's (0, 0) in viewBox units
@@ -22,19 +32,31 @@ const START = [
   { id: 'k3', kind: 'key', x: 0.7, y: 0.7 },
 ];
 
-const round2 = (v) => Math.round(v * 100) / 100; // display rounding of a coordinate, not maths
-const clampCoord = (v) => Math.max(-LIMIT, Math.min(LIMIT, v));
+const round2 = (/** @type {number} */ v) => Math.round(v * 100) / 100; // display rounding of a coordinate, not maths
+const clampCoord = (/** @type {number} */ v) => Math.max(-LIMIT, Math.min(LIMIT, v));
+/** @param {number} x @param {number} y */
 const toView = (x, y) => [ORIGIN + x * UNIT, ORIGIN - y * UNIT];
 
 export class Plane2DPanel {
+  /** @param {Element} container
+   *  @param {Pick<ViewContext, 'core' | 't'> & {onHighlight?: (names: string[]) => void}} ctx */
   constructor(container, { core, t, onHighlight = (_names) => {} }) {
     this.core = core;
     this.t = t;
     this.onHighlight = onHighlight;
+    /** @type {Vec[]} the query first, then the keys */
     this.vecs = START.map((v) => ({ ...v }));
     this.scale = true;
+    /** @type {string | null} the id of the arrow being dragged */
     this.dragging = null;
+    /** @type {{dots: DotSteps[], softmax: SoftmaxSteps} | null} the core's numbers last drawn */
     this.lastSteps = null;
+    // the plane's parts (buildPlane)
+    /** @type {SVGTextElement} */ this.axisX;
+    /** @type {SVGTextElement} */ this.axisY;
+    /** @type {SVGSVGElement} */ this.svgEl;
+    /** @type {Map<string, Arrow>} by vec id */ this.arrows;
+    /** @type {HTMLInputElement} */ this.scaleBox;
 
     const titleId = uid('panel-title');
     const scaleId = uid('panel-scale');
@@ -132,6 +154,7 @@ export class Plane2DPanel {
       const line = svg('line', { class: 'panel-shaft' });
       const headPoly = svg('polygon', { class: 'panel-head' });
       const label = svg('text', { class: 'panel-arrow-label' });
+      /** @type {SVGGElement} */
       const handle = svg(
         'g',
         { class: 'panel-handle', tabindex: '0', role: 'button', 'data-vec': v.id },
@@ -160,10 +183,21 @@ export class Plane2DPanel {
     return this.svgEl;
   }
 
+  /** @param {string} id one of START's */
   vec(id) {
-    return this.vecs.find((v) => v.id === id);
+    const v = this.vecs.find((v) => v.id === id);
+    if (!v) throw new Error(`plane: no vector ${id}`);
+    return v;
   }
 
+  /** @param {string} id one of START's */
+  arrow(id) {
+    const a = this.arrows.get(id);
+    if (!a) throw new Error(`plane: no arrow ${id}`);
+    return a;
+  }
+
+  /** @param {string} id @param {number} x @param {number} y */
   setVec(id, x, y) {
     const v = this.vec(id);
     v.x = round2(clampCoord(x));
@@ -177,46 +211,57 @@ export class Plane2DPanel {
     this.announce();
   }
 
+  /** A pointer's place in plane coordinates; null while the plane is not laid out.
+   * @param {PointerEvent} e */
   clientToPlane(e) {
     const pt = this.svgEl.createSVGPoint();
     pt.x = e.clientX;
     pt.y = e.clientY;
-    const p = pt.matrixTransform(this.svgEl.getScreenCTM().inverse());
+    const ctm = this.svgEl.getScreenCTM();
+    if (!ctm) return null;
+    const p = pt.matrixTransform(ctm.inverse());
     return [(p.x - ORIGIN) / UNIT, (ORIGIN - p.y) / UNIT];
   }
 
+  /** @param {PointerEvent} e @param {string} id */
   startDrag(e, id) {
     if (e.button !== undefined && e.button !== 0) return;
     e.preventDefault();
     this.dragging = id;
-    const h = this.arrows.get(id).handle;
+    const h = this.arrow(id).handle;
     if (h.setPointerCapture) h.setPointerCapture(e.pointerId);
     h.focus({ preventScroll: true });
-    this.arrows.get(id).g.classList.add('panel-dragging');
+    this.arrow(id).g.classList.add('panel-dragging');
   }
 
+  /** @param {PointerEvent} e @param {string} id */
   moveDrag(e, id) {
     if (this.dragging !== id) return;
     e.preventDefault();
-    const [x, y] = this.clientToPlane(e);
-    this.setVec(id, x, y);
+    const at = this.clientToPlane(e);
+    if (!at) return;
+    this.setVec(id, at[0], at[1]);
   }
 
+  /** @param {PointerEvent} e @param {string} id */
   endDrag(e, id) {
     if (this.dragging !== id) return;
     this.dragging = null;
-    this.arrows.get(id).g.classList.remove('panel-dragging');
+    this.arrow(id).g.classList.remove('panel-dragging');
     this.announce();
   }
 
+  /** @param {KeyboardEvent} e @param {string} id */
   onKey(e, id) {
     const step = e.shiftKey ? 0.01 : 0.1;
-    const d = {
+    /** @type {Record<string, [number, number] | undefined>} */
+    const moves = {
       ArrowLeft: [-step, 0],
       ArrowRight: [step, 0],
       ArrowUp: [0, step],
       ArrowDown: [0, -step],
-    }[e.key];
+    };
+    const d = moves[e.key];
     if (!d) return;
     e.preventDefault();
     const v = this.vec(id);
@@ -224,12 +269,15 @@ export class Plane2DPanel {
     this.announce();
   }
 
+  /** @param {Vec} v */
   name(v) {
     return this.t(v.kind === 'query' ? 'panel.plane.q.name' : `panel.plane.${v.id}.name`);
   }
 
   /** Polite summary for screen readers after a move (not on every pointer event). */
   announce() {
+    const steps = this.lastSteps;
+    if (!steps) return; // render() draws before any move
     const q = this.vecs[0];
     const parts = [this.t('panel.plane.live.q', { x: fmt(q.x, 2), y: fmt(q.y, 2) })];
     this.vecs.slice(1).forEach((k, i) => {
@@ -238,25 +286,26 @@ export class Plane2DPanel {
           name: this.name(k),
           x: fmt(k.x, 2),
           y: fmt(k.y, 2),
-          dot: fmt(this.lastSteps.dots[i].dot, 2),
-          w: fmt(this.lastSteps.softmax.weights[i], 2),
+          dot: fmt(steps.dots[i].dot, 2),
+          w: fmt(steps.softmax.weights[i], 2),
         }),
       );
     });
     this.live.textContent = parts.join(' ');
   }
 
+  /** @param {Vec} v */
   drawArrow(v) {
-    const a = this.arrows.get(v.id);
+    const a = this.arrow(v.id);
     const [tx, ty] = toView(v.x, v.y);
     const len = Math.hypot(tx - ORIGIN, ty - ORIGIN); // pixel length, for drawing only
     const ux = len > 0 ? (tx - ORIGIN) / len : 1;
     const uy = len > 0 ? (ty - ORIGIN) / len : 0;
     const base = Math.max(0, len - HEAD);
-    a.line.setAttribute('x1', ORIGIN);
-    a.line.setAttribute('y1', ORIGIN);
-    a.line.setAttribute('x2', ORIGIN + ux * base);
-    a.line.setAttribute('y2', ORIGIN + uy * base);
+    a.line.setAttribute('x1', String(ORIGIN));
+    a.line.setAttribute('y1', String(ORIGIN));
+    a.line.setAttribute('x2', String(ORIGIN + ux * base));
+    a.line.setAttribute('y2', String(ORIGIN + uy * base));
     const bx = ORIGIN + ux * base;
     const by = ORIGIN + uy * base;
     a.headPoly.setAttribute(
@@ -267,8 +316,8 @@ export class Plane2DPanel {
     // label beyond the tip, kept inside the plane
     const lx = Math.max(14, Math.min(SIZE - 14, tx + ux * 24));
     const ly = Math.max(14, Math.min(SIZE - 8, ty + uy * 24 + 5));
-    a.label.setAttribute('x', lx);
-    a.label.setAttribute('y', ly);
+    a.label.setAttribute('x', String(lx));
+    a.label.setAttribute('y', String(ly));
     a.label.setAttribute('text-anchor', ux > 0.3 ? 'start' : ux < -0.3 ? 'end' : 'middle');
     a.label.textContent = v.id; // q, k1, k2, k3: the cards beside the plane name them
     a.handle.setAttribute(
@@ -278,6 +327,7 @@ export class Plane2DPanel {
   }
 
   // the plane is its own small world: it does not follow the sentence (the model is not read)
+  /** @param {unknown} _model */
   update(_model) {
     this.render();
   }
