@@ -556,8 +556,15 @@ class App {
       ]).then(
         ([{ RealLoaderView }, { RealHeadsView, realHeadName, realWords }]) => {
           this.realNames = {
-            /** @type {(result: unknown, head: number, stage: unknown) => string} */
-            name: (result, head, stage) => realHeadName(this.t, result, head, stage),
+            // Actions.realName passes the shown trace and stage name through untyped
+            /** @type {(result: unknown, head: number, stage: unknown) => string | undefined} */
+            name: (result, head, stage) =>
+              realHeadName(
+                this.t,
+                /** @type {import('./views/view-types').ShownTrace} */ (result),
+                head,
+                /** @type {string | null} */ (stage),
+              ),
             /** @type {(kind: string, vars: Record<string, unknown>) => string} */
             words: (kind, vars) => realWords(this.t, kind, vars),
           };

@@ -11,7 +11,7 @@ import { weightsOf, npzBytes, npzSnippet, PY_FIRST_LINE } from './weights-out.js
 /** @typedef {import('./view-types.js').Translate} Translate */
 /** @typedef {import('../../types/index.js').Matrix} Matrix */
 /** The page state as the export reads it (a copy of the URL state).
- *  @typedef {Record<string, unknown> & {head: number, model: string, seed: unknown}} ExportState */
+ *  @typedef {Record<string, unknown> & {head: number, model?: string, seed?: unknown}} ExportState */
 /** The wiring's current view (playground.js exportView): the shown trace, that trace with every
  *  layer's matrices, the text it was traced from, the page state, the stage id and the translator.
  *  @typedef {{result: ShownTrace, full: () => ShownTrace, sentence: string, state: ExportState,
