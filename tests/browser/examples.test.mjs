@@ -87,10 +87,11 @@ test('course page from disk: the element and the iframe (handed to the single fi
   assert.equal(await frame.getAttribute('body', 'data-stage'), 'mask');
   assert.ok(!(await frame.locator('#top').isVisible()));
   assert.match(await frame.inputValue('#text'), /^The animal didn't cross the street/);
-  // the only complaints: the browser refusing the site's module and WebAssembly from disk, before
-  // the handover (the reason for it)
+  // the only complaints: the browser refusing the site's modules (app.js and the chunks index.html
+  // preloads) and WebAssembly from disk, before the handover (the reason for it)
   const refused = (e) =>
-    /dist\/site\/(app\.js|wasm\/attention\.wasm)\b/.test(e) && /CORS|ERR_FAILED/.test(e);
+    /dist\/site\/(app\.js|chunks\/chunk-\w+\.js|wasm\/attention\.wasm)\b/.test(e) &&
+    /CORS|ERR_FAILED/.test(e);
   assert.deepEqual(
     errors.filter((e) => !refused(e)),
     [],
@@ -123,7 +124,8 @@ test('course page opened from the source tree after scripts/build: both widgets 
     /examples\/\.\.\/embed\/attention-playground\.js|\/embed\/attention-playground\.js/.test(e) &&
     /ERR_FILE_NOT_FOUND|Failed to load/.test(e);
   const refused = (e) =>
-    /dist\/site\/(app\.js|wasm\/attention\.wasm)\b/.test(e) && /CORS|ERR_FAILED/.test(e);
+    /dist\/site\/(app\.js|chunks\/chunk-\w+\.js|wasm\/attention\.wasm)\b/.test(e) &&
+    /CORS|ERR_FAILED/.test(e);
   assert.deepEqual(
     errors.filter((e) => !refused(e) && !expected(e)),
     [],
