@@ -1122,7 +1122,7 @@ class App {
   }
 
   // Panels name matrices (['Q', 'K'] or {matrix, head, row, col}); their cells light up here.
-  /** @param {unknown} spec */
+  /** @param {import('./views/highlight.js').CellSpec} spec */
   highlight(spec) {
     highlightCells(this.root, spec, (/** @type {number} */ stage) => this.player.goto(stage));
   }

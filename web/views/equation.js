@@ -59,6 +59,7 @@ export function sumEquation(terms, total, totalDigits = 2, tries = PART_DIGITS) 
       digits: 2,
       rel: '≈',
     };
+  /** @type {string[]} */
   const signs = [];
   const shown = pick.printed.map((p, n) => {
     // the sign of a term moves onto the operator: "a − b", "a − 0.12×0.50"

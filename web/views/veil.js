@@ -3,11 +3,12 @@
 // (blurred, inert, not read out) so nothing jumps when it is revealed. Not a view of numbers.
 import { el } from './dom.js';
 
-/** Veils `box` (or lifts the veil) with `why` as the line that says what is hidden and until when. */
+/** Veils `box` (or lifts the veil) with `why` as the line that says what is hidden and until when.
+ * @param {Element} box @param {boolean} on @param {string} [why] */
 export function veil(box, on, why = '') {
-  let note = box.querySelector(':scope > .veil-why');
+  let note = /** @type {HTMLElement | null} */ (box.querySelector(':scope > .veil-why'));
   if (on && !note) {
-    note = el('p', { class: 'veil-why' });
+    note = /** @type {HTMLElement} */ (el('p', { class: 'veil-why' }));
     box.prepend(note);
   }
   if (note) {
