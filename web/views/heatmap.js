@@ -101,7 +101,8 @@ export function refreshStage(stage, model, shape, pairs) {
 /** @param {ViewPair[]} pairs @param {import('./later.js').Later} later */
 export function refreshViews(pairs, later) {
   if (pairs.some(([v, [m, o]]) => !v || useHeatmap(m, o) !== v instanceof Heatmap)) return false;
-  for (const [v, [m, o]] of pairs) later.refresh(v, m, o);
+  // every view is there (checked above)
+  for (const [v, [m, o]] of pairs) later.refresh(/** @type {MatrixView} */ (v), m, o);
   return true;
 }
 

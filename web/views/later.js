@@ -7,7 +7,15 @@
 // settled() says whether every view shows what it was last given; onSettle(fn) hears when that
 // changes (the wiring marks the page, so tests and tools know when to read it).
 
-const elementOf = (view) => view.table || view.el;
+/** A view Later refreshes: update(...args), its element (`table` or `el`), and what Later and the
+ *  view note on it: whether it is on screen, watched, and left behind by its update (catchUp).
+ *  @typedef {{update: (...args: any[]) => void, table?: Element, el?: Element, visible?: boolean,
+ *    watched?: boolean, behind?: boolean, catchUp?: () => void}} LaterView */
+/** A view's element, with the view it belongs to (for the IntersectionObserver's entries).
+ *  @typedef {Element & {apView?: LaterView}} ViewElement */
+
+/** @param {LaterView} view @returns {ViewElement} */
+const elementOf = (view) => /** @type {Element} */ (view.table || view.el); // a view has one
 
 /** Whether a key press or click is waiting for the main thread (Chromium's
  *  navigator.scheduling.isInputPending; false where there is none). */
@@ -17,12 +25,15 @@ export const inputPending = () =>
 
 /** How long typing must pause before views out of sight are redrawn (typing()). */
 const QUIET_MS = 250;
-/** A pending view's arguments when only its catchUp() is left to do. */
+/** A pending view's arguments when only its catchUp() is left to do.
+ *  @type {unknown[]} */
 const BEHIND = [];
 
 export class Later {
   constructor() {
-    this.pending = new Map(); // view -> the arguments of its update() not yet applied
+    /** @type {Map<LaterView, unknown[]>} view -> the arguments of its update() not yet applied */
+    this.pending = new Map();
+    /** @type {Set<(settled: boolean) => void>} */
     this.listeners = new Set();
     /** @type {IntersectionObserver | null} */
     this.observer = null;
@@ -36,7 +47,8 @@ export class Later {
 
   /** view.update(...args) now if the view is on screen (or not yet watched), else later. A view
    *  left `behind` by its update (a compact table's hidden cells, MatrixTable.catchUp) catches up
-   *  later, like a view out of sight. */
+   *  later, like a view out of sight.
+   *  @param {LaterView} view @param {...unknown} args */
   refresh(view, ...args) {
     this.watch(view);
     if (view.visible !== false) {
@@ -58,7 +70,8 @@ export class Later {
   }
 
   /** A view whose code is still being fetched has not drawn yet: the page is not settled until
-   *  `promise` ends (it should end after the view has drawn). Returns `promise`. */
+   *  `promise` ends (it should end after the view has drawn). Returns `promise`.
+   *  @template T @param {Promise<T>} promise @returns {Promise<T>} */
   wait(promise) {
     this.loading += 1;
     this.tell();
@@ -70,6 +83,7 @@ export class Later {
     return promise;
   }
 
+  /** @param {(settled: boolean) => void} fn */
   onSettle(fn) {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
@@ -87,17 +101,19 @@ export class Later {
     this.listeners.clear();
   }
 
-  // an IntersectionObserver on the view's element, a little ahead of the viewport
+  /** an IntersectionObserver on the view's element, a little ahead of the viewport
+   *  @param {LaterView} view */
   watch(view) {
     if (view.watched || typeof IntersectionObserver === 'undefined') return;
     if (!this.observer) {
       this.observer = new IntersectionObserver(
         (entries) => {
           for (const e of entries) {
-            const v = /** @type {any} */ (e.target).apView;
+            // every observed element has its view (watch)
+            const v = /** @type {LaterView} */ (/** @type {ViewElement} */ (e.target).apView);
             if (!e.target.isConnected) {
               // its stage was drawn anew: forget it
-              this.observer.unobserve(e.target);
+              this.observer?.unobserve(e.target);
               this.pending.delete(v);
               continue;
             }
@@ -114,6 +130,7 @@ export class Later {
     this.observer.observe(elementOf(view));
   }
 
+  /** @param {LaterView} view */
   flush(view) {
     const args = this.pending.get(view);
     if (!args) return;
@@ -123,7 +140,8 @@ export class Later {
       return;
     }
     if (args !== BEHIND) view.update(...args);
-    if (view.behind) view.catchUp();
+    // a view left behind has its catchUp
+    if (view.behind) /** @type {Required<LaterView>} */ (view).catchUp();
   }
 
   /** Refreshes are coming one per keystroke: views out of sight wait until the keys pause for
@@ -156,7 +174,7 @@ export class Later {
 
   whenIdle() {
     if (this.idle) return;
-    const run = (deadline) => {
+    const run = (/** @type {IdleDeadline | undefined} */ deadline) => {
       this.idle = 0;
       let done = 0;
       for (const v of [...this.pending.keys()]) {
