@@ -264,16 +264,19 @@ class App {
     this.bar = new PlayerBar($('player'), { t, player: this.player });
     this.settings = new SettingsView($('settings'), { t, actions, core });
     this.input = new InputView(
-      { text: $('text'), presets: $('presets'), messages: $('messages'), count: $('token-count') },
+      {
+        text: /** @type {HTMLTextAreaElement} */ ($('text')),
+        presets: $('presets'),
+        messages: $('messages'),
+        count: $('token-count'),
+      },
       { t, actions },
     );
     this.arcs = new ArcView($('arcs'), { t, actions });
     this.shortcuts = new Shortcuts(
-      { dialog: $('shortcuts'), open: $('open-shortcuts') },
+      { dialog: /** @type {HTMLDialogElement} */ ($('shortcuts')), open: $('open-shortcuts') },
       { t, player: this.player, actions },
-      // Shortcuts only adds and removes a keydown listener, which a shadow root takes as a
-      // document does; its parameter's type is its default's (document)
-      /** @type {Document | undefined} */ (/** @type {unknown} */ (this.options.keyTarget)),
+      this.options.keyTarget,
     );
     this.share = new ShareView($('share-body'), { t, links: () => this.links() });
     // the export panel sits in a closed <details>: its code comes with its first opening
@@ -911,14 +914,16 @@ class App {
     this.limits?.update({ result, text: /** @type {RunFrom} */ (this.resultFrom).text });
     this.renderLimitsNote();
     this.renderGradient();
-    renderHeadPicker(this.$('head-picker'), result.config.heads, this.state.head, (h) =>
-      withMark(this.t, result, h, String(h + 1)),
+    renderHeadPicker(
+      /** @type {HTMLSelectElement} */ (this.$('head-picker')),
+      result.config.heads,
+      this.state.head,
+      (h) => withMark(this.t, result, h, String(h + 1)),
     );
     renderLayerPicker(
-      this.$('layer-picker'),
+      /** @type {HTMLSelectElement} */ (this.$('layer-picker')),
       this.$('toolbar'),
-      (/** @type {string} */ k, /** @type {Record<string, unknown>} */ v) =>
-        this.translator.t(k, v),
+      this.t,
       result.layerCount || 1,
       result.layer ?? 0,
     );

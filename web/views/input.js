@@ -2,12 +2,19 @@
 // Text from the learner or the URL is only ever set with textContent / value.
 import { el } from './dom.js';
 import { PRESETS } from '../state.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('../playground.js').Message} Message */
 
 export class InputView {
+  /** @param {{text: HTMLTextAreaElement, presets: HTMLElement, messages: HTMLElement,
+   *    count: HTMLElement}} dom
+   *  @param {Pick<ViewContext, 't' | 'actions'>} ctx */
   constructor(dom, { t, actions }) {
     this.dom = dom; // {text, presets, messages, count}
     this.t = t;
     this.actions = actions;
+    /** @type {string | undefined} the messages last shown, as JSON (showMessages) */ this.shown;
     dom.text.addEventListener('input', () => actions.setText(dom.text.value));
     this.build();
   }
@@ -26,16 +33,19 @@ export class InputView {
     );
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.t = t;
   }
 
+  /** @param {string} s */
   setText(s) {
     if (this.dom.text.value !== s) this.dom.text.value = s;
   }
 
   /** messages: [{kind: 'error'|'notice', text, action?: {label, run}}] (action: a button after
-   *  the text) */
+   *  the text)
+   *  @param {Message[]} messages */
   showMessages(messages) {
     const shown = JSON.stringify(messages);
     if (shown === this.shown) return; // typing mostly repeats "no messages"
@@ -59,6 +69,7 @@ export class InputView {
     this.dom.text.setAttribute('aria-invalid', String(messages.some((m) => m.kind === 'error')));
   }
 
+  /** @param {string} text */
   showCount(text) {
     if (this.dom.count.textContent !== text) this.dom.count.textContent = text;
   }

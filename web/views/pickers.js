@@ -1,11 +1,15 @@
 // pickers.js: the toolbar's layer and head pickers (<select>s in the page's markup), rebuilt only
 // when the model's number of layers or heads changes. Not the place for what a pick does: the
 // wiring (playground.js) listens to their change events.
+/** @typedef {import('./view-types.js').Translate} Translate */
 
 /** The layer picker: shown only for a model with more than one layer, options "1 of 2", …
- *  sel: the <select>; toolbar: marked has-layers while it shows; t: the translator. */
+ *  sel: the <select>; toolbar: marked has-layers while it shows; t: the translator.
+ *  @param {HTMLSelectElement} sel @param {Element} toolbar @param {Translate} t
+ *  @param {number} count the model's layers @param {number} shown the shown layer (0-based) */
 export function renderLayerPicker(sel, toolbar, t, count, shown) {
-  const label = sel.closest('label');
+  // the markup wraps the picker in its label
+  const label = /** @type {HTMLLabelElement} */ (sel.closest('label'));
   if (label.hidden !== count < 2) label.hidden = count < 2;
   toolbar.classList.toggle('has-layers', count > 1);
   const key = `${count}\u0000${t('walk.layerOption', { l: 1, n: count })}`;
@@ -24,7 +28,9 @@ export function renderLayerPicker(sel, toolbar, t, count, shown) {
 }
 
 /** The head picker: options 1 … heads, `head` (0-based) selected; name(h) is option h's text
- *  (the head's number, with its taught mark for a trained model). */
+ *  (the head's number, with its taught mark for a trained model).
+ *  @param {HTMLSelectElement} sel @param {number} heads @param {number} head
+ *  @param {(h: number) => string} [name] */
 export function renderHeadPicker(sel, heads, head, name = (h) => String(h + 1)) {
   const names = Array.from({ length: heads }, (_, h) => name(h));
   const key = names.join('\u0000');

@@ -2,17 +2,30 @@
 // the Player and reflects the Player's snapshot; it does not keep time itself.
 import { el, writeOnce } from './dom.js';
 import { SPEEDS } from '../player.js';
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('../player.js').Snapshot} Snapshot */
 
 export class PlayerBar {
+  /** @param {HTMLElement} root
+   *  @param {{t: Translate, player: import('../player.js').Player}} ctx */
   constructor(root, { t, player }) {
     this.root = root;
     this.player = player;
     this.playing = false;
+    // the controls (build)
+    /** @type {Translate} */ this.t;
+    /** @type {HTMLButtonElement} */ this.playBtn;
+    /** @type {HTMLInputElement} */ this.scrubber;
+    /** @type {HTMLSelectElement} */ this.speed;
+    /** @type {HTMLElement} */ this.pos;
+    /** @type {HTMLButtonElement} */ this.more;
     this.build(t);
   }
 
+  /** @param {Translate} t */
   build(t) {
     const p = this.player;
+    /** @param {string} cls @param {string} key @param {string} label @param {() => void} fn */
     const btn = (cls, key, label, fn) =>
       el('button', {
         class: `pbtn ${cls}`,
@@ -31,11 +44,20 @@ export class PlayerBar {
       step: 1,
       value: 0,
       'aria-label': t('player.scrub'),
-      on: { input: (e) => p.scrub(+e.target.value) },
+      on: {
+        input: (/** @type {Event} */ e) =>
+          p.scrub(+(/** @type {HTMLInputElement} */ (e.target).value)),
+      },
     });
     this.speed = el(
       'select',
-      { 'aria-label': t('player.speed'), on: { change: (e) => p.setSpeed(+e.target.value) } },
+      {
+        'aria-label': t('player.speed'),
+        on: {
+          change: (/** @type {Event} */ e) =>
+            p.setSpeed(+(/** @type {HTMLSelectElement} */ (e.target).value)),
+        },
+      },
       SPEEDS.map((s) => el('option', { text: `${s}×`, value: s })),
     );
     this.speed.value = String(p.speed);
@@ -72,6 +94,7 @@ export class PlayerBar {
 
   // open: the folded controls show under the one line; closed: they fold behind ⋯ again, and a
   // focus inside them moves to ⋯ (it would be lost on a control that is not shown any more)
+  /** @param {boolean} open */
   unfold(open) {
     const bar = this.bar();
     bar.toggleAttribute('data-more', open);
@@ -83,6 +106,7 @@ export class PlayerBar {
 
   // written only when they differ (util.writeOnce): a keystroke refreshes the bar with the same
   // snapshot, and setting a range input's value or a button's text costs a layout even unchanged
+  /** @param {Snapshot} snap */
   update(snap) {
     // play (▶, ↺ from under ⋯, a shortcut) folds the controls again: while the stage plays the
     // sticky bar is one line of controls over the narration, not two more rows

@@ -1,6 +1,8 @@
 // shortcuts.js: the keyboard shortcuts and the dialog that lists them ("?" opens it). Keys are
 // ignored while typing in a field, so the sentence box and number inputs behave normally.
 import { el } from './dom.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').Translate} Translate */
 
 const KEYS = [
   ['Space / K', 'key.play'],
@@ -18,18 +20,24 @@ const KEYS = [
 ];
 
 export class Shortcuts {
+  /** @param {{dialog: HTMLDialogElement, open: HTMLElement}} dom the list's dialog, its button
+   *  @param {Pick<ViewContext, 't' | 'actions'> & {player: import('../player.js').Player}} ctx
+   *  @param {Document | ShadowRoot} [keyTarget] */
   constructor(dom, { t, player, actions }, keyTarget = document) {
     this.dom = dom;
     this.player = player;
     this.actions = actions;
+    /** @type {Translate} */ this.t; // setTranslator
     this.setTranslator(t);
     dom.open.addEventListener('click', () => this.open());
     // the page listens on the document; an embedded copy only on its own shadow root
     this.keyTarget = keyTarget;
-    this.listener = (e) => this.onKey(e);
+    // a shadow root's keydown events are keyboard events too (its event map lacks them)
+    this.listener = (/** @type {Event} */ e) => this.onKey(/** @type {KeyboardEvent} */ (e));
     keyTarget.addEventListener('keydown', this.listener);
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.t = t;
     const list = el('dl', { class: 'keys' });
@@ -55,9 +63,11 @@ export class Shortcuts {
     if (!this.dom.dialog.open) this.dom.dialog.showModal();
   }
 
+  /** @param {KeyboardEvent} e */
   onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
-    const target = e.target;
+    // a node (or the document), so closest() is checked for before it is called
+    const target = /** @type {Element} */ (e.target);
     const typing =
       target.closest && target.closest('input, textarea, select, [contenteditable="true"]');
     if (typing || this.dom.dialog.open) return;
