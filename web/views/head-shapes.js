@@ -4,6 +4,12 @@
 // Each model's W_Q is drawn as one strip cut into its heads' slices. Drawing only.
 import { el, svg, setText, writeOnce } from './dom.js';
 import { grouped } from './format.js';
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** A row of the table: a model's shape (the learner's is marked `yours`).
+ *  @typedef {{name: string, heads: number, d_k: number, width: number, d_model: number,
+ *    yours?: boolean}} ShapeRow */
 
 const W = 300; // strip width, viewBox units
 const H = 16;
@@ -19,10 +25,12 @@ const HUES = [
 ];
 
 export class HeadShapes {
-  /** ctx: {core, t} */
+  /** ctx: {core, t}
+   *  @param {Pick<ViewContext, 'core' | 't'>} ctx */
   constructor(ctx) {
     this.ctx = ctx;
     this.drawn = ''; // what the table shows (update's key), and in which language (t)
+    /** @type {Translate | null} */
     this.t = null;
     this.el = el('section', { class: 'head-shapes' });
     this.title = el('h4');
@@ -40,7 +48,8 @@ export class HeadShapes {
     );
   }
 
-  // depends on the shapes and the chosen head, not on the text: typing leaves it as it is
+  /** depends on the shapes and the chosen head, not on the text: typing leaves it as it is
+   *  @param {StageModel} model */
   update(model) {
     const { t, core } = this.ctx;
     const tr = model.result;
@@ -57,6 +66,7 @@ export class HeadShapes {
       ...cols.map((c) => el('th', { scope: 'col', text: t(`shapes.col.${c}`) })),
     );
     // the learner's model: h · d_k is the width of its concat (the core's), d_model its output's
+    /** @type {ShapeRow[]} */
     const rows = [
       {
         name: t('shapes.yours'),
@@ -90,6 +100,7 @@ export class HeadShapes {
             }),
           );
         }
+        /** @param {string} col @param {string} text @param {number} value */
         const td = (col, text, value) =>
           el('td', {
             'data-matrix': 'shapes',

@@ -17,7 +17,7 @@ import { HeadShapes } from './head-shapes.js';
 const COMPACT = 4; // columns of concat, W_O and output (and rows of W_O) shown before "… n more"
 
 export class HeadsStage {
-  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later'>} ctx */
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 'core' | 't' | 'actions' | 'later'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;

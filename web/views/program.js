@@ -4,29 +4,44 @@
 // and says whether running it gives the page's numbers (result.program.matches, from the core).
 // No maths and no program text of its own.
 import { el } from './dom.js';
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('./view-types.js').ShownTrace} ShownTrace */
+/** The program a numpy trace carries: its lines and whether its numbers match.
+ *  @typedef {NonNullable<ShownTrace['program']>} Program */
 
 export class ProgramView {
-  /** root: the panel (hidden unless the model is numpy); ctx: {t} */
+  /** root: the panel (hidden unless the model is numpy); ctx: {t}
+   *  @param {HTMLElement} root @param {{t: Translate}} ctx */
   constructor(root, { t }) {
     this.root = root;
     this.t = t;
+    /** @type {Program | null} */
     this.program = null;
     this.stage = '';
     this.key = '';
+    // what build() draws from and makes
+    /** @type {string} the program's text, for the clipboard */ this.text;
+    /** @type {string} the seed its numbers come from */ this.seed;
+    /** @type {HTMLElement[] | undefined} */ this.lineEls;
+    /** @type {HTMLElement} */ this.code;
+    /** @type {HTMLButtonElement} */ this.copyBtn;
+    /** @type {HTMLElement} */ this.noLine;
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.t = t;
     this.key = '';
     if (this.program) this.build();
   }
 
-  /** result: the core's trace result; shows nothing when it has no program. */
+  /** result: the core's trace result; shows nothing when it has no program.
+   *  @param {{result: ShownTrace | null}} model */
   update({ result }) {
     const program = result && result.program;
     if (this.root.hidden !== !program) this.root.hidden = !program; // unchanged: no style work
     this.root.closest('.walk-grid')?.classList.toggle('with-program', !!program);
-    if (!program) {
+    if (!result || !program) {
       this.program = null;
       this.key = '';
       return;
@@ -42,8 +57,10 @@ export class ProgramView {
     }
   }
 
+  // called with a program (update, setTranslator)
   build() {
-    const { t, program } = this;
+    const { t } = this;
+    const program = /** @type {Program} */ (this.program);
     this.lineEls = program.lines.map((l, i) =>
       el('span', {
         class: 'program-line',
@@ -80,11 +97,13 @@ export class ProgramView {
     this.show(this.stage);
   }
 
-  /** stage: the walkthrough stage shown ('score', ...); its lines are highlighted. */
+  /** stage: the walkthrough stage shown ('score', ...); its lines are highlighted.
+   *  @param {string} stage */
   show(stage) {
     this.stage = stage;
     if (!this.program || !this.lineEls) return;
     let any = false;
+    /** @type {HTMLElement | null} */
     let first = null;
     for (const line of this.lineEls) {
       const on = line.dataset.stage === stage;
@@ -108,9 +127,13 @@ export class ProgramView {
       // no clipboard permission: select the code so the learner can copy it by hand
       const range = document.createRange();
       range.selectNodeContents(this.code);
-      const sel = this.root.getRootNode().getSelection
-        ? this.root.getRootNode().getSelection()
-        : getSelection();
+      // a shadow root has getSelection in Chromium (not in the DOM's types)
+      const root = /** @type {Node & {getSelection?: () => Selection | null}} */ (
+        this.root.getRootNode()
+      );
+      const sel = /** @type {Selection} */ (
+        root.getSelection ? root.getSelection() : getSelection()
+      );
       sel.removeAllRanges();
       sel.addRange(range);
       this.copyBtn.textContent = this.t('program.selected');
