@@ -30,6 +30,7 @@ import { HeadsStage } from './heads.js';
 /** @typedef {import('../player.js').Snapshot} Snapshot */
 /** @typedef {import('./view-types.js').StageModel} StageModel */
 /** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('./dom.js').Says} Says */
 
 const CLASSES = [
   TokensStage,
@@ -54,6 +55,7 @@ export class Walkthrough {
     /** @type {Stage[]} */
     this.stages = CLASSES.map((C) => new C(dom.body, ctx));
     this.drawn = -1; // which stage the body currently holds
+    /** @type {StageModel | null} */
     this.model = null;
     this.current = 0;
     this.buildNav();
@@ -208,7 +210,8 @@ export class Walkthrough {
   }
 
   /** A stage's sentence (text, or a says() {text, data}) as the narration says it: for a real
-   *  model, with the head it is about named first. */
+   *  model, with the head it is about named first.
+   *  @param {string | Says} said @param {number} stage @returns {string | Says} */
   named(said, stage) {
     const which = said && this.model && this.realWhich(stage);
     if (!which) return said;
@@ -218,10 +221,13 @@ export class Walkthrough {
     return { text: this.ctx.actions.realWords('narr', { text, which }), data: { ...data, which } };
   }
 
-  /** The words naming a real model's head on stage i ('' for the other models). */
+  /** The words naming a real model's head on stage i ('' for the other models); called with a
+   *  model (show, named).
+   *  @param {number} i */
   realWhich(i) {
     const { actions, stages } = this.ctx;
-    return actions.realName?.(this.model.result, this.model.state.head, stages[i]) || '';
+    const model = /** @type {StageModel} */ (this.model);
+    return actions.realName?.(model.result, model.state.head, stages[i]) || '';
   }
 }
 
