@@ -4,26 +4,39 @@
 // actions.loadRealFrom (playground.js, real-model.js fetchConvertedModel) does.
 import { el, setText } from './dom.js';
 import { cardVars } from './real-loader.js';
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('./view-types.js').Actions} Actions */
+/** @typedef {import('../playground.js').LoadHow} LoadHow */
+/** What the box says: the offer, the progress or the outcome (vars.key: the outcome's string).
+ *  @typedef {{what: 'offer' | 'loading' | 'done', vars: Record<string, unknown>}} Shown */
 
 export class ModelSrcView {
   /** @param {HTMLElement} root
-   *  @param {{t: Function, actions: {loadRealFrom?: Function, realInfo: Function,
-   *    errorText: Function}}} ctx  actions.loadRealFrom is absent where real models cannot load
-   *    (the single file) */
+   *  @param {{t: Translate, actions: Pick<Actions, 'realInfo' | 'errorText'> &
+   *    {loadRealFrom?: (address: string, how: LoadHow) => Promise<void>}}} ctx
+   *    actions.loadRealFrom is absent where real models cannot load (the single file) */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.abort = null; // the running download's AbortController
+    /** @type {AbortController | null} the running download's */
+    this.abort = null;
+    /** @type {string | null} */
     this.address = null;
-    this.shown = null; // what the box says: {what: 'offer' | 'loading' | 'done', vars}
+    /** @type {Shown | null} */
+    this.shown = null;
+    // the progress bar while loading (draw)
+    /** @type {HTMLProgressElement | undefined} */ this.bar;
+    /** @type {HTMLElement} */ this.barText;
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     if (this.shown && !this.abort) this.draw();
   }
 
-  /** Shows `address` (absolute http(s)): downloads it at once when `auto`, else offers a button. */
+  /** Shows `address` (absolute http(s)): downloads it at once when `auto`, else offers a button.
+   *  @param {string} address @param {{auto: boolean}} how */
   show(address, { auto }) {
     // a new address replaces a download still running (its outcome is then not shown)
     this.abort?.abort();
@@ -35,7 +48,8 @@ export class ModelSrcView {
     this.root.dataset.state = 'offered';
   }
 
-  // the box's content: the address's host, then the offer, the progress or the outcome
+  /** the box's content: the address's host, then the offer, the progress or the outcome
+   *  @param {Shown['what']} what @param {Shown['vars']} [vars] */
   say(what, vars = {}) {
     this.shown = { what, vars };
     this.draw();
@@ -43,8 +57,9 @@ export class ModelSrcView {
 
   draw() {
     const { t } = this.ctx;
-    const host = hostOf(this.address);
-    const { what, vars } = this.shown;
+    // drawn once show() has given an address and said what the box says
+    const host = hostOf(/** @type {string} */ (this.address));
+    const { what, vars } = /** @type {Shown} */ (this.shown);
     const parts = [];
     if (what === 'offer') {
       parts.push(
@@ -75,13 +90,17 @@ export class ModelSrcView {
         ]),
       );
     } else {
-      parts.push(el('p', { class: 'real-status', text: t(vars.key, vars) }));
+      // an outcome names its string
+      parts.push(
+        el('p', { class: 'real-status', text: t(/** @type {string} */ (vars.key), vars) }),
+      );
     }
     this.root.replaceChildren(...parts);
     this.root.hidden = false;
   }
 
-  // the bytes received of the total (total 0: not known until the end)
+  /** the bytes received of the total (total 0: not known until the end)
+   *  @param {{loaded: number, total: number}} p */
   progress({ loaded, total }) {
     if (!this.bar) return;
     if (total) {
@@ -107,13 +126,19 @@ export class ModelSrcView {
     this.say('loading');
     this.root.dataset.state = 'loading';
     try {
-      await actions.loadRealFrom(this.address, {
-        signal: abort.signal,
-        onProgress: (p) => this.abort === abort && this.progress(p),
-      });
+      // show() gave the address, and offers a load only where there is loadRealFrom
+      await /** @type {Required<typeof actions>} */ (actions).loadRealFrom(
+        /** @type {string} */ (this.address),
+        {
+          signal: abort.signal,
+          onProgress: (p) => this.abort === abort && this.progress(p),
+        },
+      );
       if (this.abort !== abort) return;
       this.abort = null;
-      this.say('done', { key: 'real.loaded', ...cardVars(actions.realInfo()) });
+      // the model just loaded has its card
+      const card = /** @type {Record<string, unknown>} */ (actions.realInfo());
+      this.say('done', { key: 'real.loaded', ...cardVars(card) });
       this.root.dataset.state = 'loaded';
     } catch (/** @type {any} */ e) {
       if (this.abort !== abort) return; // another address replaced this one
@@ -131,7 +156,7 @@ export class ModelSrcView {
 }
 
 // the host an address names (what the offer tells the learner the bytes would come from)
-const hostOf = (address) => {
+const hostOf = (/** @type {string} */ address) => {
   try {
     return new URL(address).host;
   } catch {
@@ -140,4 +165,4 @@ const hostOf = (address) => {
 };
 
 // bytes in MB with one decimal, as the file loader shows them
-const megabytes = (n) => (n / 1048576).toFixed(1);
+const megabytes = (/** @type {number} */ n) => (n / 1048576).toFixed(1);

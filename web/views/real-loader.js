@@ -4,21 +4,27 @@
 // computes nothing itself: actions.loadReal (playground.js, real-model.js) does.
 import { el, setText } from './dom.js';
 import { grouped } from './format.js';
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('./view-types.js').Actions} Actions */
 
 export class RealLoaderView {
   /** @param {HTMLElement} root
-   *  @param {{t: Function, actions: {loadReal?: Function, unloadReal: Function, realInfo: Function,
-   *    errorText: Function}}} ctx
+   *  @param {{t: Translate,
+   *    actions: Pick<Actions, 'loadReal' | 'unloadReal' | 'realInfo' | 'errorText'>}} ctx
    *  actions.loadReal is absent where real models cannot load (the single file). */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.abort = null; // the running load's AbortController
+    /** @type {AbortController | null} the running load's */
+    this.abort = null;
+    /** @type {boolean | undefined} whether the last load failed or was cancelled */
+    this.failed;
     this.build();
   }
 
   build() {
     const { t, actions } = this.ctx;
+    /** @param {Record<string, unknown>} attrs @param {string} key */
     const picker = (attrs, key) => {
       const input = el('input', { type: 'file', class: 'real-input', ...attrs });
       input.addEventListener('change', () => {
@@ -64,12 +70,12 @@ export class RealLoaderView {
       can ? el('p', { class: 'hint', text: t('real.drop') }) : null,
     ]);
     if (can) {
-      this.box.addEventListener('dragover', (e) => {
+      this.box.addEventListener('dragover', (/** @type {DragEvent} */ e) => {
         e.preventDefault();
         this.box.classList.add('over');
       });
       this.box.addEventListener('dragleave', () => this.box.classList.remove('over'));
-      this.box.addEventListener('drop', (e) => {
+      this.box.addEventListener('drop', (/** @type {DragEvent} */ e) => {
         e.preventDefault();
         this.box.classList.remove('over');
         if (e.dataTransfer) droppedFiles(e.dataTransfer).then((files) => this.load(files));
@@ -85,6 +91,7 @@ export class RealLoaderView {
     this.update();
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     if (!this.abort) this.build();
@@ -99,6 +106,7 @@ export class RealLoaderView {
     setText(this.status, info ? this.ctx.t('real.loaded', cardVars(info)) : '');
   }
 
+  /** @param {File[]} files */
   async load(files) {
     if (this.abort || !files.length) return;
     const { t, actions } = this.ctx;
@@ -112,7 +120,7 @@ export class RealLoaderView {
     try {
       await actions.loadReal?.(files, {
         signal: this.abort.signal,
-        onProgress: ({ loaded, total }) => {
+        onProgress: (/** @type {{loaded: number, total: number}} */ { loaded, total }) => {
           this.bar.max = Math.max(total, 1);
           this.bar.value = loaded;
           setText(
@@ -139,7 +147,8 @@ export class RealLoaderView {
   }
 }
 
-/** The card's fields a sentence names: {name, type, layers, heads, d_model, parameters}. */
+/** The card's fields a sentence names: {name, type, layers, heads, d_model, parameters}.
+ *  @param {Record<string, unknown>} info a real model's card (core.js realModel) */
 export function cardVars(info) {
   return {
     name: info.name || info.model_type,
@@ -147,25 +156,35 @@ export function cardVars(info) {
     layers: info.layers,
     heads: info.heads,
     d_model: info.d_model,
-    parameters: grouped(info.parameters),
+    parameters: grouped(/** @type {number} */ (info.parameters)),
   };
 }
 
 // bytes in MB with one decimal, for the progress line
-const megabytes = (n) => (n / 1048576).toFixed(1);
+const megabytes = (/** @type {number} */ n) => (n / 1048576).toFixed(1);
 
 /** The files of a drop: loose files, and the files of a dropped folder (one level deep, as a
  *  model folder is). */
+/** @param {DataTransfer} dt @returns {Promise<File[]>} */
 async function droppedFiles(dt) {
-  const entries = [...dt.items].map((i) => i.webkitGetAsEntry?.()).filter(Boolean);
+  const entries = /** @type {FileSystemEntry[]} */ (
+    [...dt.items].map((i) => i.webkitGetAsEntry?.()).filter(Boolean)
+  );
   if (!entries.some((e) => e.isDirectory)) return [...dt.files];
+  /** @type {File[]} */
   const out = [];
-  const fileOf = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
+  /** @param {FileSystemEntry} entry a file's (isFile) @returns {Promise<File>} */
+  const fileOf = (entry) =>
+    new Promise((resolve, reject) =>
+      /** @type {FileSystemFileEntry} */ (entry).file(resolve, reject),
+    );
   for (const entry of entries) {
     if (entry.isFile) out.push(await fileOf(entry));
     else {
-      const reader = entry.createReader();
+      // a folder's (not a file, so a directory)
+      const reader = /** @type {FileSystemDirectoryEntry} */ (entry).createReader();
       for (;;) {
+        /** @type {FileSystemEntry[]} */
         const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
         if (!batch.length) break;
         for (const e of batch) if (e.isFile) out.push(await fileOf(e));
