@@ -6,6 +6,11 @@
 // word. Computes nothing: the traces and cosines are the core's.
 import { el, setText } from '../dom.js';
 import { fmt, pct, rowOf } from '../format.js';
+/** @typedef {import('../view-types.js').ViewContext} ViewContext */
+/** @typedef {import('../view-types.js').StageModel} StageModel */
+/** @typedef {import('../view-types.js').ShownTrace} ShownTrace */
+/** @typedef {import('../../../types/index.js').Matrix} Matrix */
+/** @typedef {import('../../../types/index.js').Head} Head */
 
 /** The pairs, by locale key: the word and its two sentences (web/locales, lens.*). */
 const PAIRS = ['apple', 'bank'];
@@ -16,10 +21,12 @@ const TOP = 2;
 const SELF = 0.9;
 
 export class ContextLens {
-  /** @param {any} ctx {core, t} */
+  /** @param {Pick<ViewContext, 'core' | 't'>} ctx */
   constructor(ctx) {
     this.ctx = ctx;
     this.pair = 0;
+    /** @type {ShownTrace} the trace whose model and settings both sentences use (update) */
+    this.result;
     this.out = el('div', { class: 'lens-out', 'aria-live': 'polite' });
     this.picker = el(
       'p',
@@ -46,6 +53,7 @@ export class ContextLens {
     ]);
   }
 
+  /** @param {Pick<StageModel, 'result'>} model */
   update({ result }) {
     this.result = result;
     this.draw();
@@ -83,6 +91,7 @@ export class ContextLens {
       return;
     }
     const known = sides.every((s) => s.r.token_details[s.i].known);
+    /** @param {Matrix} m @param {number} i */
     const rowText = (m, i) =>
       [...rowOf(m, i).subarray(0, NUMS)].map((v) => fmt(v)).join(', ') + ', …';
     const eCos = core.dotSteps(
@@ -96,7 +105,7 @@ export class ContextLens {
     // per head, the keys the word's row drew most from (the output mixes every head's)
     let selfOnly = true;
     const rows = sides.map((s, n) => {
-      const drew = s.r.heads.map((/** @type {any} */ hd, h) => {
+      const drew = s.r.heads.map((/** @type {Head} */ hd, /** @type {number} */ h) => {
         const w = rowOf(hd.weights, s.i);
         const order = [...w.keys()].sort((a, b) => w[b] - w[a]).slice(0, TOP);
         if (w[s.i] < SELF) selfOnly = false;

@@ -5,6 +5,8 @@
 import { uid, el, mathml, clear } from '../dom.js';
 import { fmt } from '../format.js';
 import { num } from '../readouts.js';
+/** @typedef {import('../view-types.js').ViewContext} ViewContext */
+/** @typedef {import('../view-types.js').ShownTrace} ShownTrace */
 
 // term -> the matrices it names on the page (the trace's field names)
 const TERMS = [
@@ -17,10 +19,13 @@ const TERMS = [
 ];
 
 export class FormulaPanel {
+  /** @param {Element} container
+   *  @param {Pick<ViewContext, 'core' | 't'> & {onHighlight?: (names: string[]) => void}} ctx */
   constructor(container, { core, t, onHighlight = (_names) => {} }) {
     this.core = core;
     this.t = t;
     this.onHighlight = onHighlight;
+    /** @type {string | null} the term explained (one of TERMS' ids) */
     this.active = null;
     this.dk = 0;
     this.sqrtDk = NaN;
@@ -34,17 +39,20 @@ export class FormulaPanel {
     this.sqrtLine = el('p', { class: 'panel-sqrt-line' });
     this.root.append(this.title, this.intro, this.mathBox, this.explain, this.sqrtLine);
     container.append(this.root);
+    /** @type {Map<string, Element>} each term's node, by id */
     this.terms = new Map();
+    /** @type {HTMLElement} */ this.math; // buildMath
     this.buildMath();
   }
 
+  /** @param {string} id one of TERMS' @param {Element | Element[]} child */
   term(id, child) {
     const node = mathml(
       'mrow',
       { class: 'panel-term', tabindex: '0', 'data-term': id },
       [child].flat(),
     );
-    const spec = TERMS.find((x) => x.id === id);
+    const spec = /** @type {(typeof TERMS)[number]} */ (TERMS.find((x) => x.id === id));
     const on = () => this.activate(id, spec.highlight);
     node.addEventListener('mouseenter', on);
     node.addEventListener('focus', on);
@@ -57,7 +65,9 @@ export class FormulaPanel {
   }
 
   buildMath() {
+    /** @param {string} s @param {Record<string, string>} [attrs] */
     const mi = (s, attrs = {}) => mathml('mi', attrs, [s]);
+    /** @param {string} s @param {Record<string, string>} [attrs] */
     const mo = (s, attrs = {}) => mathml('mo', attrs, [s]);
     // two <math> pieces in a wrapping row, so the right side moves under the left on a phone
     // (MathML Core has no line breaking of its own)
@@ -95,6 +105,7 @@ export class FormulaPanel {
     this.mathBox.append(this.math);
   }
 
+  /** @param {string} id @param {string[]} highlight the matrices the term names */
   activate(id, highlight) {
     this.active = id;
     for (const [k, node] of this.terms) node.classList.toggle('panel-active', k === id);
@@ -123,6 +134,7 @@ export class FormulaPanel {
     this.explain.textContent = t(key, { dk: this.dk, root: fmt(this.sqrtDk, 3) });
   }
 
+  /** @param {{result: ShownTrace | null}} model */
   update({ result }) {
     const t = this.t;
     this.dk = result ? result.config.d_k : 0;
@@ -137,7 +149,10 @@ export class FormulaPanel {
     this.intro.textContent = t('panel.formula.intro');
     this.math.setAttribute('aria-label', t('panel.formula.aria'));
     for (const { id } of TERMS)
-      this.terms.get(id).setAttribute('aria-label', t(`panel.formula.name.${id}`));
+      /** @type {Element} */ (this.terms.get(id)).setAttribute(
+        'aria-label',
+        t(`panel.formula.name.${id}`),
+      );
     clear(this.sqrtLine);
     if (this.dk > 0) {
       this.sqrtLine.append(
