@@ -16,9 +16,9 @@ export class ShareView {
   constructor(root, { t, links }) {
     this.root = root;
     this.links = links;
-    this.t = t;
-    /** @type {Record<string, HTMLTextAreaElement>} the snippet boxes by kind (setTranslator) */
-    this.fields = {};
+    // setTranslator builds them
+    /** @type {Translate} */ this.t;
+    /** @type {Record<string, HTMLTextAreaElement>} the snippet boxes by kind */ this.fields;
     this.setTranslator(t);
   }
 
