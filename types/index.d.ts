@@ -106,6 +106,8 @@ export interface ModelCard {
   name: string;
   /** a real model's (GPT-2, BERT): its Hugging Face model_type */
   model_type?: string;
+  /** a real model's: its feed-forward block's activation (e.g. gelu_new) */
+  activation?: string;
   d_model: number;
   heads: number;
   d_k: number;

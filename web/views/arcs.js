@@ -8,16 +8,27 @@ import { headTaught, withMark } from './taught.js';
 
 const ROW = 26;
 
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** A link's path, with the rows its curve was last drawn between.
+ *  @typedef {SVGPathElement & {apFrom?: number, apTo?: number}} Link */
+/** Token i's query label and key label. @typedef {[SVGTextElement, SVGTextElement]} LabelPair */
+
 // attributes and texts are written only when they differ from what was last written
 // (compared in JS, util.writeOnce): unchanged nodes cost no style work and no garbage
+/** @param {Element} node @param {string} name @param {unknown} value */
 const attr = (node, name, value) => writeOnce(node, name, value);
+/** @param {Element} node @param {unknown} value */
 const text = (node, value) => writeOnce(node, 'text', value);
 
 export class ArcView {
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    /** @type {Link[]} */
     this.links = []; // <path> per key with a weight above 0, in key order (each holds a <title>)
+    /** @type {LabelPair[]} */
     this.labels = []; // [query <text>, key <text>] per token i; element i always stands for token i
   }
 
@@ -35,7 +46,8 @@ export class ArcView {
     this.root.replaceChildren(this.heading, this.orient, this.scroll);
   }
 
-  /** A query label and a key label for token i; the query label follows token i when clicked. */
+  /** A query label and a key label for token i; the query label follows token i when clicked.
+   * @param {number} i @returns {LabelPair} */
   addLabels(i) {
     const left = svg('text', {
       x: 108,
@@ -46,7 +58,7 @@ export class ArcView {
       tabindex: '-1',
     });
     left.addEventListener('click', () => this.ctx.actions.setFocus(i));
-    left.addEventListener('keydown', (ev) => this.onKey(ev, i));
+    left.addEventListener('keydown', (/** @type {KeyboardEvent} */ ev) => this.onKey(ev, i));
     const right = svg('text', {
       x: 222,
       y: 0,
@@ -62,7 +74,9 @@ export class ArcView {
   }
 
   // on a query label: Enter or Space follows it, arrows move to the label above or below
+  /** @param {KeyboardEvent} ev @param {number} i */
   onKey(ev, i) {
+    /** @type {Record<string, number>} */
     const moves = { ArrowUp: -1, ArrowDown: 1, Home: -Infinity, End: Infinity };
     if (ev.key === 'Enter' || ev.key === ' ') {
       this.ctx.actions.setFocus(i);
@@ -76,6 +90,7 @@ export class ArcView {
     ev.stopPropagation(); // not the page's shortcuts (Space plays)
   }
 
+  /** @param {StageModel} model */
   update({ result, state }) {
     const { t } = this.ctx;
     const tr = result;
@@ -94,7 +109,7 @@ export class ArcView {
     );
     const w = rowOf(tr.heads[h].weights, q);
     const H = n * ROW + 8;
-    const y = (i) => 4 + ROW * i + ROW / 2;
+    const y = (/** @type {number} */ i) => 4 + ROW * i + ROW / 2;
     if (!this.pic || this.scroll.parentNode !== this.root || this.pic.parentNode !== this.scroll)
       this.build();
     const pic = this.pic;
@@ -122,9 +137,12 @@ export class ArcView {
     let k = 0;
     for (let j = 0; j < n; j++) {
       if (!(w[j] > 0)) continue;
+      /** @type {Link | undefined} */
       let line = this.links[k];
       if (!line) {
-        line = svg('path', { d: '', class: 'link', 'stroke-width': '', 'stroke-opacity': '' });
+        line = /** @type {Link} */ (
+          svg('path', { d: '', class: 'link', 'stroke-width': '', 'stroke-opacity': '' })
+        );
         line.append(svg('title'));
         pic.insertBefore(line, this.labels.length ? this.labels[0][0] : null);
         this.links.push(line);
@@ -138,7 +156,10 @@ export class ArcView {
       // to 0.1 px and 1% opacity (finer is invisible): most links keep their attributes while typing
       attr(line, 'stroke-width', (0.5 + 16 * w[j]).toFixed(1));
       attr(line, 'stroke-opacity', (0.25 + 0.75 * w[j]).toFixed(2));
-      text(line.firstChild, `${labels[q]} → ${labels[j]}: ${pct(w[j])}`);
+      text(
+        /** @type {SVGTitleElement} */ (line.firstChild),
+        `${labels[q]} → ${labels[j]}: ${pct(w[j])}`,
+      );
       k += 1;
     }
     for (const extra of this.links.splice(k)) extra.remove();

@@ -493,7 +493,9 @@ export class ExportView {
   }
 
   apmFile() {
-    const bytes = this.core.modelBytes(this.view().state.model);
+    // the page's state has every key of the URL table (state.js parse), model among them
+    const model = /** @type {string} */ (this.view().state.model);
+    const bytes = this.core.modelBytes(model);
     download(`${this.fileBase()}.apm`, new Blob([bytes], { type: 'application/octet-stream' }));
   }
 

@@ -11,8 +11,21 @@ import { pct } from './format.js';
 import { isRealTrace } from '../core.js';
 import { readingOf } from '../state.js';
 
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').StageModel} StageModel */
+/** @typedef {import('./view-types.js').ShownTrace} ShownTrace */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** A learner's answer: the key they picked, or that they skipped.
+ *  @typedef {{guess: number, skipped?: false} | {skipped: true, guess?: undefined}} Answer */
+/** @typedef {ReturnType<typeof judge>} Verdict */
+/** Predict's context: the answers kept per sentence and followed token (only answer() writes
+ *  them), and the wiring's calls.
+ *  @typedef {Pick<ViewContext, 't' | 'actions' | 'predictOn'> & Partial<Pick<ViewContext, 'sentence'>>
+ *    & {predictions: Map<string, unknown>}} PredictContext */
+
 /** The guess's place in a weight row: {rank (1 = top), weight, top, topWeight, second,
- *  secondWeight} (second = -1 for a row of one). Ties share a rank. */
+ *  secondWeight} (second = -1 for a row of one). Ties share a rank.
+ * @param {ArrayLike<number>} weights @param {number} guess */
 export function judge(weights, guess) {
   let top = 0;
   let above = 0;
@@ -33,7 +46,8 @@ export function judge(weights, guess) {
   };
 }
 
-/** The locale key of the verdict: the pick beside the model's top keys, never right or wrong. */
+/** The locale key of the verdict: the pick beside the model's top keys, never right or wrong.
+ * @param {Verdict} v @param {Answer} answer */
 export function verdictKey(v, answer) {
   if (v.second < 0) return 'predict.only';
   if (answer.skipped) return 'predict.skipped';
@@ -43,8 +57,10 @@ export function verdictKey(v, answer) {
 }
 
 /** The sentence about how far to trust the model: its accuracy on held-out pronouns (a trained
- *  model with a held-out check), or why it has none. result: the trace. */
+ *  model with a held-out check), or why it has none. result: the trace.
+ * @param {Translate} t @param {ShownTrace} result */
 export function trustLine(t, result) {
+  /** @type {Record<string, string | undefined>} */
   const info = result.model?.info || {};
   if (result.program || !result.model) return says(t, 'predict.judgeRandom', {});
   if (isRealTrace(result)) {
@@ -61,16 +77,24 @@ export function trustLine(t, result) {
   );
 }
 
-/** The key a guess is remembered under: the sentence's tokens and the followed token. */
+/** The key a guess is remembered under: the sentence's tokens and the followed token.
+ * @param {string[]} tokens @param {number} q */
 export function predictionKey(tokens, q) {
   return `${tokens.join('\u241f')}#${q}`;
 }
 
 export class Predict {
   /** ctx: {t, predictions: Map, predictOn(): boolean, sentence(): the traced text,
-   *  actions: {guessMade(), setSetting}} */
+   *  actions: {guessMade(), setSetting}}
+   * @param {PredictContext} ctx */
   constructor(ctx) {
     this.ctx = ctx;
+    /** @type {StageModel | undefined} the model last shown */
+    this.model = undefined;
+    /** @type {string | undefined} the tokens the buttons were made for */
+    this.sig = undefined;
+    /** @type {HTMLButtonElement[]} one per token */
+    this.buttons = [];
     this.el = el('section', { class: 'predict', 'aria-live': 'polite' });
     this.title = el('h4', { class: 'predict-title' });
     this.choices = el('div', { class: 'predict-choices', role: 'group' });
@@ -102,32 +126,39 @@ export class Predict {
     );
   }
 
+  /** @param {StageModel} model */
   key(model) {
     return predictionKey(model.result.tokens, model.state.q);
   }
 
-  /** Whether the stage is asking and must keep the followed row's weights hidden. */
+  /** Whether the stage is asking and must keep the followed row's weights hidden.
+   * @param {StageModel} model */
   asking(model) {
     return this.ctx.predictOn() && !this.ctx.predictions.has(this.key(model));
   }
 
-  /** The learner's answer for this sentence ({guess} or {skipped}), or undefined. */
+  /** The learner's answer for this sentence ({guess} or {skipped}), or undefined.
+   * @param {StageModel} model */
   answerOf(model) {
-    return this.ctx.predictions.get(this.key(model));
+    return /** @type {Answer | undefined} */ (this.ctx.predictions.get(this.key(model)));
   }
 
+  /** @param {Answer} a */
   answer(a) {
+    if (!this.model) return;
     this.ctx.predictions.set(this.key(this.model), a);
     this.ctx.actions.guessMade();
   }
 
   forget() {
+    if (!this.model) return;
     this.ctx.predictions.delete(this.key(this.model));
     this.ctx.actions.guessMade();
   }
 
   /** Draws the card for `model`: the question with one button per token while asking, then the
-   *  verdict from weights (the followed row of the shown head). Hidden when predicting is off. */
+   *  verdict from weights (the followed row of the shown head). Hidden when predicting is off.
+   * @param {StageModel} model @param {ArrayLike<number>} weights @param {number} head */
   show(model, weights, head) {
     this.model = model;
     const { t } = this.ctx;
@@ -159,7 +190,7 @@ export class Predict {
           text: label,
           on: {
             click: () => {
-              if (this.asking(this.model)) this.answer({ guess: j });
+              if (this.model && this.asking(this.model)) this.answer({ guess: j });
             },
           },
         }),

@@ -74,7 +74,7 @@ function stepsOf(n, dK) {
 }
 
 export class ProjectStage {
-  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core'>} ctx */
+  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core' | 'layers'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;

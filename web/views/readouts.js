@@ -6,6 +6,10 @@ import { fmt, pct } from './format.js';
 
 const LONG_LIST = 24;
 
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** One bar of a BarList: its row, label, fill and number.
+ *  @typedef {{li: HTMLElement, label: HTMLElement, fill: HTMLElement, val: HTMLElement}} BarItem */
+
 /**
  * Horizontal bars for a row of non-negative values (weights, exps), with the number beside.
  * Kept between traces: update() rewrites the bars in place. A long list (many tokens) scrolls in
@@ -15,6 +19,7 @@ export class BarList {
   constructor() {
     this.list = el('ul', { class: 'bars' });
     this.el = el('div', {}, [this.list]);
+    /** @type {BarItem[]} */
     this.items = [];
   }
 
@@ -27,16 +32,14 @@ export class BarList {
    */
   update(labels, values, { max, name, head, row, digits = 3, asPct = false } = {}) {
     const top = max ?? Math.max(...values.filter(Number.isFinite), 1e-12);
-    while (this.items.length > values.length) this.items.pop().li.remove();
+    while (this.items.length > values.length) this.items.pop()?.li.remove();
     while (this.items.length < values.length) {
-      const item = {
-        label: el('span', { class: 'blabel' }),
-        fill: el('span', { class: 'fill' }),
-        val: el('span', { class: 'bval' }),
-      };
-      item.li = el('li', {}, [item.label, el('span', { class: 'track' }, [item.fill]), item.val]);
-      this.list.append(item.li);
-      this.items.push(item);
+      const label = el('span', { class: 'blabel' });
+      const fill = el('span', { class: 'fill' });
+      const val = el('span', { class: 'bval' });
+      const li = el('li', {}, [label, el('span', { class: 'track' }, [fill]), val]);
+      this.list.append(li);
+      this.items.push({ li, label, fill, val });
     }
     values.forEach((v, j) => {
       const { label, fill, val } = this.items[j];
@@ -64,7 +67,10 @@ export class BarList {
   }
 }
 
-/** A number in a matrix-like cell: shows `fmt(value)` and carries the full-precision value. */
+/** A number in a matrix-like cell: shows `fmt(value)` and carries the full-precision value.
+ * @param {number} value @param {string} matrix @param {number | string} row
+ * @param {number | string} col @param {number} [digits] @param {string} [tag]
+ * @param {string} [extraClass] @returns {HTMLElement} */
 export function num(value, matrix, row, col, digits = 3, tag = 'span', extraClass = '') {
   return el(tag, {
     class: `panel-num${extraClass ? ' ' + extraClass : ''}`,
@@ -74,7 +80,10 @@ export function num(value, matrix, row, col, digits = 3, tag = 'span', extraClas
 }
 
 /** A vector shown as [a, b, c]; long vectors show the first `limit` entries and "+N". Each entry
- *  keeps its bracket or comma, so a wrapped vector never starts a line with "]" or ",". */
+ *  keeps its bracket or comma, so a wrapped vector never starts a line with "]" or ",".
+ * @param {ArrayLike<number>} values @param {string} matrix @param {number} row @param {Translate} t
+ * @param {number} [digits] @param {number} [limit] @param {number} [colOffset]
+ * @returns {HTMLElement} */
 export function vector(values, matrix, row, t, digits = 3, limit = 8, colOffset = 0) {
   const box = el('span', { class: 'panel-vec' });
   const shown = Math.min(values.length, limit);
@@ -103,7 +112,8 @@ export function vector(values, matrix, row, t, digits = 3, limit = 8, colOffset 
   return box;
 }
 
-/** A horizontal bar for a value in [0, 1] (a weight). Width is layout, not maths. */
+/** A horizontal bar for a value in [0, 1] (a weight). Width is layout, not maths.
+ * @param {number} fraction @param {string} [label] @returns {HTMLElement} */
 export function bar(fraction, label) {
   const outer = el('span', { class: 'panel-bar', 'aria-hidden': 'true', title: label || null });
   const inner = el('span', { class: 'panel-bar-fill' });

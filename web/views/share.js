@@ -5,15 +5,24 @@
 import { el } from './dom.js';
 import { linkSearch, TABLE, outsideName, LINK_TEXT_CHARS } from '../state.js';
 
-const KINDS = ['link', 'iframe', 'element'];
+const KINDS = /** @type {const} */ (['link', 'iframe', 'element']);
+
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {(typeof KINDS)[number]} Kind */
+/** @typedef {ReturnType<typeof shareLinks>} ShareLinks */
 
 export class ShareView {
+  /** @param {HTMLElement} root @param {{t: Translate, links: () => ShareLinks}} ctx */
   constructor(root, { t, links }) {
     this.root = root;
     this.links = links;
+    // setTranslator builds them
+    /** @type {Translate} */ this.t;
+    /** @type {Record<string, HTMLTextAreaElement>} the snippet boxes by kind */ this.fields;
     this.setTranslator(t);
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.t = t;
     this.fields = {};
@@ -57,6 +66,7 @@ export class ShareView {
       if (this.fields[kind].value !== links[kind]) this.fields[kind].value = links[kind];
   }
 
+  /** @param {Kind} kind */
   async copy(kind) {
     this.update();
     const box = this.fields[kind];
@@ -76,8 +86,11 @@ export class ShareView {
 /** The state as a link, an iframe snippet and an element snippet: {link, iframe, element,
  *  shortened}. The sentence is cut as the address bar's is (state.js linkSearch); shortened says
  *  so. pageUrl: the hosted page; embedScriptUrl: the element's script; title: the iframe's title. */
+/** @param {Record<string, unknown>} state
+ *  @param {{pageUrl?: string, embedScriptUrl?: string, title: string}} where */
 export function shareLinks(state, { pageUrl, embedScriptUrl, title }) {
   const { search, shortened } = linkSearch({ ...state, parent: '' });
+  /** @type {Record<string, unknown>} */
   const shared = { ...state, parent: '', s: new URLSearchParams(search).get('s') ?? state.s };
   const link = `${pageUrl}?${search}`;
   const attrs = TABLE.filter(
@@ -99,6 +112,7 @@ export function shareLinks(state, { pageUrl, embedScriptUrl, title }) {
   };
 }
 
+/** @param {unknown} s */
 function escapeAttr(s) {
   return String(s)
     .replace(/&/g, '&amp;')

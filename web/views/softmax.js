@@ -22,7 +22,8 @@ const REVEAL = 4; // the step that shows the weights
 const ASK = 2;
 
 export class SoftmaxStage {
-  /** @param {HTMLElement} root @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core'>} ctx */
+  /** @param {HTMLElement} root
+   *  @param {Pick<ViewContext, 't' | 'actions' | 'later' | 'core' | 'predictOn' | 'predictions' | 'sentence'>} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;

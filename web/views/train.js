@@ -16,12 +16,39 @@ const W = 520; // loss curve: viewBox size and margins (layout only)
 const H = 200;
 const M = { left: 52, right: 14, top: 12, bottom: 40 };
 
+/** @typedef {import('./view-types.js').ViewContext} ViewContext */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** Where the trainer's code is, or the corpus itself (train-runner.js).
+ *  @typedef {{base?: string, corpus?: string, workerSource?: () => string}} Training */
+/** @typedef {Pick<ViewContext, 't' | 'core' | 'actions'> & {training?: Training}} TrainContext */
+/**
+ * A run as the panel shows it.
+ * @typedef {object} Run
+ * @property {string} status 'idle', 'loading', 'running', 'paused', 'done' or 'error'
+ * @property {number} target
+ * @property {number} step
+ * @property {{step: number, loss: number}[]} points
+ * @property {number | null} loss
+ * @property {number | null} learningRate
+ * @property {string} message
+ * @property {number} [examples]
+ * @property {number} [modelStep]
+ */
+/** The trainer's messages (train-runner.js's protocol).
+ *  @typedef {{type: 'loading' | 'paused' | 'done'}
+ *    | {type: 'started', examples: number}
+ *    | {type: 'progress', step: number, loss: number, learning_rate: number}
+ *    | {type: 'model', bytes: Uint8Array, step: number}
+ *    | {type: 'error', code?: string}} TrainMessage */
+
 export class TrainView {
   /** ctx: {t, core, actions: {useCustomModel(), setSetting}, training: {base?, corpus?}}
-   *  (train-runner.js: where train-worker.js and wasm/ are, or the corpus itself) */
+   *  (train-runner.js: where train-worker.js and wasm/ are, or the corpus itself)
+   * @param {HTMLElement} root @param {TrainContext} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    /** @type {Run} */
     this.run = {
       status: 'idle',
       target: 0,
@@ -31,10 +58,12 @@ export class TrainView {
       learningRate: null,
       message: '',
     };
+    /** @type {TrainRunner | null} */
     this.worker = null;
     this.build();
   }
 
+  /** @param {Translate} t */
   setTranslator(t) {
     this.ctx = { ...this.ctx, t };
     this.build();
@@ -42,6 +71,7 @@ export class TrainView {
 
   build() {
     const { t } = this.ctx;
+    /** @param {string} key @param {string} cls @param {() => void} on */
     const btn = (key, cls, on) =>
       el('button', { class: `action ${cls}`, text: t(key), type: 'button', on: { click: on } });
     this.steps = el('input', {
@@ -132,7 +162,7 @@ export class TrainView {
     }
   }
 
-  /** 'random' or 'default': stop any training and show that model. */
+  /** 'random' or 'default': stop any training and show that model. @param {string} model */
   reset(model) {
     this.stopWorker();
     this.run = {
@@ -161,6 +191,7 @@ export class TrainView {
     this.stopWorker();
   }
 
+  /** @param {TrainMessage} msg */
   onMessage(msg) {
     const run = this.run;
     switch (msg.type) {
@@ -206,7 +237,8 @@ export class TrainView {
     this.paint();
   }
 
-  /** The learner's words for a failure: the code and the locale's reason for it. */
+  /** The learner's words for a failure: the code and the locale's reason for it.
+   * @param {string} [code] */
   failure(code = 'train_failed') {
     const { t } = this.ctx;
     const key = `train.error.${code}`;
@@ -214,6 +246,7 @@ export class TrainView {
     return t('train.failed', { code, reason: said === key ? t('train.error.other') : said });
   }
 
+  /** @param {string} status @param {string} message */
   setStatus(status, message) {
     this.run.status = status;
     this.run.message = message;
@@ -245,12 +278,14 @@ export class TrainView {
           lr: run.learningRate == null ? '–' : run.learningRate.toFixed(4),
         })
       : '';
-    const statusKey = {
+    /** @type {Record<string, string | undefined>} */
+    const statusKeys = {
       loading: 'train.loading',
       running: 'train.running',
       paused: 'train.paused',
       done: 'train.done',
-    }[run.status];
+    };
+    const statusKey = statusKeys[run.status];
     this.status.textContent =
       run.message && (run.status === 'error' || run.status === 'idle')
         ? run.message
@@ -260,6 +295,7 @@ export class TrainView {
     this.status.classList.toggle('error', run.status === 'error');
     const kind = this.worker ? this.worker.kind : this.root.dataset.runner;
     if (kind) this.root.dataset.runner = kind; // 'worker' or 'page' (the last run's, once it ends)
+    /** @type {string[]} */
     const notes = [];
     if (kind === 'page' && run.status !== 'idle') notes.push(t('train.onPage'));
     if (typeof this.ctx.training?.corpus === 'string' && run.examples)
@@ -290,8 +326,11 @@ export class TrainView {
     const top = Math.max(1, ...pts.map((p) => p.loss));
     const yTop = Math.ceil(top);
     const xMax = Math.max(this.run.target, 1);
+    /** @param {number} s */
     const X = (s) => x0 + (x1 - x0) * (s / xMax);
+    /** @param {number} l */
     const Y = (l) => y0 - (y0 - y1) * (l / yTop);
+    /** @param {number} x @param {number} y @param {string} s @param {string} anchor @param {string} [cls] */
     const text = (x, y, s, anchor, cls = 'tick') => {
       const e = svg('text', { x, y, 'text-anchor': anchor, class: cls });
       e.textContent = s;

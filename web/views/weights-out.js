@@ -4,6 +4,11 @@
 // are the core's; the only maths here is in the Python text, for the learner to run.
 import { npz } from '../npz.js';
 import { CoreError } from '../core.js';
+/** @typedef {import('../core.js').Core} Core */
+/** @typedef {import('../../types/index.js').Trace} Trace */
+/** @typedef {import('./view-types.js').Translate} Translate */
+/** @typedef {import('../npz.js').NamedMatrix} NamedMatrix */
+/** What weightsOf returns. @typedef {ReturnType<typeof weightsOf>} Weights */
 
 // the names (network.hpp's parameters()) each trained layer must have, as the program reads them
 const LAYER_PARTS = [
@@ -20,23 +25,27 @@ const LAYER_PARTS = [
   'W_2',
   'b_2',
 ];
-const pyStr = (s) => JSON.stringify(s); // a JSON string is a valid Python string literal
+const pyStr = (/** @type {unknown} */ s) => JSON.stringify(s); // a JSON string is a valid Python string literal
 /** The first line of every exported program. Python reads an encoding from a `coding:` comment
  *  on line 1 or 2, so line 1 names UTF-8 and the learner's sentence comes after line 2: a
  *  sentence like "coding: it is fun" must not choose the file's encoding. */
 export const PY_FIRST_LINE = '# -*- coding: utf-8 -*-';
-const pyBool = (b) => (b ? 'True' : 'False');
+const pyBool = (/** @type {unknown} */ b) => (b ? 'True' : 'False');
 // full float32 precision: 9 significant digits read back to the same float32
-const num9 = (v) => String(Number(Number(v).toPrecision(9)));
+const num9 = (/** @type {unknown} */ v) => String(Number(Number(v).toPrecision(9)));
 
 /**
  * The arrays of the .npz for (sentence, settings) and its trace `result`: the core's weight
  * arrays, then "tokens", "embeddings" and (when on) "positions" under the trace's own field names.
  * -> {arrays, eps, layers: [name prefix of each trained layer], out: prefix of the read-out}
+ * @param {Core} core @param {string} sentence @param {Record<string, unknown>} settings
+ * @param {Trace} result
  */
 export function weightsOf(core, sentence, settings, result) {
   const w = core.weightArrays(sentence, settings);
-  const names = new Set(w.arrays.map((a) => a.name));
+  /** @type {Set<string>} */
+  const names = new Set(w.arrays.map((/** @type {NamedMatrix} */ a) => a.name));
+  /** @type {(NamedMatrix | {name: string, strings: readonly unknown[]})[]} */
   const arrays = [...w.arrays, { name: 'tokens', strings: result.tokens }];
   arrays.push({ name: 'embeddings', ...result.embeddings });
   if (result.positions) arrays.push({ name: 'positions', ...result.positions });
@@ -52,15 +61,18 @@ export function weightsOf(core, sentence, settings, result) {
   const missing = need.filter((n) => !names.has(n));
   if (missing.length || (result.layers && layers.length !== result.layers.length))
     throw new CoreError('export_mismatch', `the core's weights lack ${missing.join(', ')}`);
-  return { arrays, eps: w.layer_norm_eps, layers, out };
+  return { arrays, eps: /** @type {number} */ (w.layer_norm_eps), layers, out };
 }
 
-/** The .npz bytes of weightsOf(...).arrays (the zip's CRC-32 is the core's). */
+/** The .npz bytes of weightsOf(...).arrays (the zip's CRC-32 is the core's).
+ * @param {Core} core @param {Pick<Weights, 'arrays'>} weights */
 export function npzBytes(core, weights) {
   return npz(weights.arrays, (b) => core.crc32(b));
 }
 
-/** The Python program for the .npz saved as `file`; comments from the locale (t). */
+/** The Python program for the .npz saved as `file`; comments from the locale (t).
+ * @param {{result: Trace, sentence: string, weights: Weights, file: string, t: Translate}} what
+ * @returns {string} */
 export function npzSnippet({ result, sentence, weights, file, t }) {
   const c = result.config;
   const trained = Boolean(result.layers);

@@ -11,9 +11,13 @@ import { num, vector, bar } from '../readouts.js';
 const FEW = 12; // up to this many tokens every book is shown
 const TOP = 8; // above it, the books with the most weight (a learner cannot read 64 cards)
 
+/** @typedef {import('../view-types.js').ViewContext} ViewContext */
+/** @typedef {import('../view-types.js').StageModel} StageModel */
+
 /** The books to show for weight row `weights` (length n) and reader q, in sentence order: all of
  *  them when n <= FEW or `all`; otherwise the TOP largest weights (ties: the earlier book) and q.
- *  Sorting only: the weights are the core's. */
+ *  Sorting only: the weights are the core's.
+ * @param {ArrayLike<number>} weights @param {number} q @param {boolean} [all] @returns {number[]} */
 export function pickBooks(weights, q, all = false) {
   const n = weights.length;
   const every = Array.from({ length: n }, (_, j) => j);
@@ -24,6 +28,8 @@ export function pickBooks(weights, q, all = false) {
 }
 
 export class AnalogyPanel {
+  /** @param {HTMLElement} container
+   *  @param {Pick<ViewContext, 'core' | 't'> & {onHighlight?: (names: string[]) => void}} ctx */
   constructor(container, { core, t, onHighlight = (_names) => {} }) {
     this.core = core;
     this.t = t;
@@ -37,6 +43,7 @@ export class AnalogyPanel {
     container.append(this.root);
     // long sentences: the learner's choice (a few books or all of them) survives every update
     this.showAll = false;
+    /** @type {StageModel | null} the last update's model, drawn again when the toggle flips */
     this.last = null;
     this.listId = uid('panel-books');
     this.toggle = el('button', {
@@ -53,7 +60,8 @@ export class AnalogyPanel {
     this.toggle.focus(); // the button was rebuilt around; keep the keyboard where it was
   }
 
-  /** Hover or focus on a part of the story highlights the matching matrices on the page. */
+  /** Hover or focus on a part of the story highlights the matching matrices on the page.
+   * @param {HTMLElement} node @param {string[]} names */
   linkHighlight(node, names) {
     node.dataset.highlight = names.join(' ');
     const on = () => this.onHighlight(names);
@@ -65,7 +73,9 @@ export class AnalogyPanel {
   }
 
   /** Above the list of a long sentence: which books are shown, what the others hand over together,
-   *  and the button that shows all of them (or only the few again). */
+   *  and the button that shows all of them (or only the few again).
+   * @param {{weights: Float32Array, shown: number[], hidden: number, q: number, n: number,
+   *          masked: (j: number) => boolean, word: (j: number) => string}} shelf */
   shelfSummary({ weights, shown, hidden, q, n, masked, word }) {
     const t = this.t;
     this.toggle.textContent = t(
@@ -123,6 +133,7 @@ export class AnalogyPanel {
     return box;
   }
 
+  /** @param {StageModel} model */
   update({ result, state }) {
     this.last = { result, state };
     const t = this.t;
@@ -138,7 +149,7 @@ export class AnalogyPanel {
     const h = clampIndex(state.head, tr.heads.length);
     const q = clampIndex(state.q, n);
     const head = tr.heads[h];
-    const word = (j) => tokens[j] ?? String(j + 1);
+    const word = (/** @type {number} */ j) => tokens[j] ?? String(j + 1);
     this.intro.textContent = t('panel.analogy.intro', {
       token: word(q),
       head: h + 1,
@@ -165,6 +176,7 @@ export class AnalogyPanel {
     // pass 6 written out by the core: for each value column c, dotSteps(weights row, V column c)
     // gives products[j] = weight_j x V[j][c] (what book j hands over) and their sum.
     const dk = head.V.cols;
+    /** @type {(Float32Array | number[])[]} */
     const handed = [];
     for (let c = 0; c < dk; c++)
       handed.push(this.core.dotSteps(weights, colOf(head.V, c)).products);

@@ -7,6 +7,17 @@ import { fmt, rowOf, clampIndex } from '../format.js';
 import { num, bar } from '../readouts.js';
 import { LIMITS } from '../../core.js';
 
+/** @typedef {import('../view-types.js').Translate} Translate */
+/** @typedef {import('../view-types.js').StageModel} StageModel */
+/** @typedef {import('../view-types.js').ViewContext} ViewContext */
+/** @typedef {import('../../../types/index.js').SoftmaxSteps} SoftmaxSteps */
+/** @typedef {{ok: true, values: number[]} | {ok: false, code: string, token?: string, count?: number}} ParsedScores */
+/** @typedef {{ok: true, value: number} | {ok: false, code: string}} ParsedTemperature */
+/** A row of example scores, with the weights its article claims.
+ *  @typedef {{id: string, scores: number[], claimed?: number[]}} Preset */
+/** The followed token's row of the shown trace.
+ *  @typedef {{values: number[], labels: string[], temperature: number, token: string, head: number}} SentenceRow */
+
 // the longest row of scores the core's softmaxSteps takes
 export const MAX_SCORES = LIMITS.max_scores;
 const FLOAT32_MAX = 3.4028234663852886e38;
@@ -15,7 +26,8 @@ const MINUS_INF = /^[-−‑](inf|infinity|∞)$/i;
 const PLUS_INF = /^\+?(inf|infinity|∞)$/i;
 
 /** Text -> {ok: true, values} or {ok: false, code, token?, count?}. Accepts commas (also "，"
- *  and "、"), semicolons and spaces between numbers, and -inf / -∞ for a masked score. */
+ *  and "、"), semicolons and spaces between numbers, and -inf / -∞ for a masked score.
+ * @param {unknown} text @returns {ParsedScores} */
 export function parseScores(text) {
   const parts = String(text ?? '')
     .split(/[\s,，、;；]+/)
@@ -39,7 +51,8 @@ export function parseScores(text) {
   return { ok: true, values };
 }
 
-/** Temperature text -> {ok: true, value} or {ok: false, code}. */
+/** Temperature text -> {ok: true, value} or {ok: false, code}.
+ * @param {unknown} text @param {number} max @returns {ParsedTemperature} */
 export function parseTemperature(text, max) {
   const s = String(text ?? '').trim();
   if (!s) return { ok: false, code: 'temp_empty' };
@@ -50,7 +63,7 @@ export function parseTemperature(text, max) {
 }
 
 // The seed articles' example rows, with the weights their tables claim (illustrative only).
-/** @type {{id: string, scores: number[], claimed?: number[]}[]} */
+/** @type {Preset[]} */
 const PRESETS = [
   { id: 'animal', scores: [3.2, 1.8, 0.4], claimed: [0.72, 0.22, 0.06] },
   {
@@ -61,15 +74,19 @@ const PRESETS = [
   { id: 'woaini', scores: [0.1, 0.8, 0.1], claimed: [0.05, 0.9, 0.05] },
 ];
 
+/** @param {number[]} values */
 const scoresText = (values) => values.map((x) => (x === -Infinity ? '-inf' : String(x))).join(', ');
 
 export class SoftmaxLabPanel {
+  /** @param {HTMLElement} container
+   *  @param {Pick<ViewContext, 'core' | 't'> & {onHighlight?: (names: string[]) => void}} ctx */
   constructor(container, { core, t, onHighlight = (_names) => {} }) {
     this.core = core;
     this.t = t;
     this.onHighlight = onHighlight;
     this.preset = PRESETS[0];
-    this.sentenceRow = null; // {values, labels, token, head}
+    /** @type {SentenceRow | null} */
+    this.sentenceRow = null;
     this.maxTemperature = core.limits().max_temperature;
 
     const titleId = uid('panel-title');
@@ -81,6 +98,7 @@ export class SoftmaxLabPanel {
     this.intro = el('p', { class: 'panel-intro' });
     this.presetLabel = el('p', { class: 'panel-sub-inline' });
     this.presetBox = el('div', { class: 'panel-presets', role: 'group' });
+    /** @type {Map<string, HTMLButtonElement>} */
     this.presetButtons = new Map();
     for (const p of PRESETS) {
       const b = el('button', {
@@ -150,6 +168,7 @@ export class SoftmaxLabPanel {
     this.scoresInput.value = scoresText(this.preset.scores);
   }
 
+  /** @param {Preset} p */
   usePreset(p) {
     this.preset = p;
     this.scoresInput.value = scoresText(p.scores);
@@ -165,6 +184,7 @@ export class SoftmaxLabPanel {
     this.compute();
   }
 
+  /** @param {StageModel} model */
   update({ result, state }) {
     const t = this.t;
     this.title.textContent = t('panel.softmax.title');
@@ -197,8 +217,10 @@ export class SoftmaxLabPanel {
     this.compute();
   }
 
-  /** The labels for the typed row: the preset's words while the text is the preset's row. */
+  /** The labels for the typed row: the preset's words while the text is the preset's row.
+   * @param {number[]} values @returns {string[]} */
   labelsFor(values) {
+    /** @param {number[]} [a] */
     const same = (a) =>
       a &&
       a.length === values.length &&
@@ -212,6 +234,7 @@ export class SoftmaxLabPanel {
     return values.map((_, j) => this.t('panel.softmax.col', { j: j + 1 }));
   }
 
+  /** @param {string} code @param {Record<string, unknown>} [params] */
   showError(code, params = {}) {
     clear(this.steps);
     this.note.textContent = '';
@@ -223,14 +246,14 @@ export class SoftmaxLabPanel {
 
   compute() {
     const parsed = parseScores(this.scoresInput.value);
-    if (!parsed.ok)
+    if (parsed.ok === false)
       return this.showError(parsed.code, {
         token: parsed.token,
         count: parsed.count,
         max: MAX_SCORES,
       });
     const temp = parseTemperature(this.tempInput.value, this.maxTemperature);
-    if (!temp.ok) return this.showError(temp.code, { max: this.maxTemperature });
+    if (temp.ok === false) return this.showError(temp.code, { max: this.maxTemperature });
     let s;
     try {
       s = this.core.softmaxSteps(parsed.values, temp.value);
@@ -250,20 +273,23 @@ export class SoftmaxLabPanel {
     this.renderSteps(s, this.labelsFor(parsed.values), temp.value);
   }
 
-  /** aria-pressed on the preset whose row is in the field (none after the learner edits it). */
+  /** aria-pressed on the preset whose row is in the field (none after the learner edits it).
+   * @param {number[]} values */
   markPreset(values) {
+    /** @param {number[]} [a] */
     const same = (a) =>
       a &&
       a.length === values.length &&
       a.every((x, i) => Object.is(Math.fround(x), Math.fround(values[i])));
     for (const p of PRESETS)
-      this.presetButtons.get(p.id).setAttribute('aria-pressed', String(same(p.scores)));
+      this.presetButtons.get(p.id)?.setAttribute('aria-pressed', String(same(p.scores)));
     this.sentenceButton.setAttribute(
       'aria-pressed',
       String(Boolean(this.sentenceRow && same(this.sentenceRow.values))),
     );
   }
 
+  /** @param {number[]} values */
   renderNote(values) {
     const t = this.t;
     const p = this.preset;
@@ -280,8 +306,10 @@ export class SoftmaxLabPanel {
       });
       return;
     }
+    if (!p.claimed) return;
     // the article's table against the exact softmax at temperature 1, both shown
     const exact = this.core.softmaxSteps(p.scores, 1).weights;
+    /** @param {ArrayLike<number>} xs @param {number} d */
     const list = (xs, d) => Array.from(xs, (x) => fmt(x, d)).join(' / ');
     this.note.textContent = t('panel.softmax.note.illustrative', {
       claimed: list(p.claimed, 2),
@@ -289,6 +317,7 @@ export class SoftmaxLabPanel {
     });
   }
 
+  /** @param {SoftmaxSteps} s @param {string[]} labels @param {number} temperature */
   renderSteps(s, labels, temperature) {
     const t = this.t;
     clear(this.steps);
