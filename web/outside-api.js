@@ -69,3 +69,21 @@ export function readStep(step) {
   const { state, notices } = parse(`step=${encodeURIComponent(String(step))}`);
   return notices.some((n) => n.problem === 'malformed') ? null : state.step;
 }
+
+// The address the share and licence links are made from: an http(s) one, or a file: one when this
+// page is itself a file (the single file opened from disk); anything else (javascript:, data:)
+// would run script in the page that shows the link, and this page's own address is used instead.
+/** @param {string | undefined} pageUrl */
+export function linkBase(pageUrl) {
+  const own = location.href.split(/[?#]/)[0];
+  if (!pageUrl) return own;
+  const web = webAddress(pageUrl, own);
+  if (web) return web;
+  let u;
+  try {
+    u = new URL(pageUrl, own);
+  } catch {
+    return own;
+  }
+  return u.protocol === 'file:' && location.protocol === 'file:' ? u.href : own;
+}

@@ -17,7 +17,8 @@ import {
   HIDE_PARTS,
   numpyPreset,
 } from './state.js';
-import { readOptions, readStep, webAddress } from './outside-api.js';
+import { readOptions, readStep, linkBase } from './outside-api.js';
+import { RealModelHost } from './real-host.js';
 import { Player } from './player.js';
 import { Walkthrough } from './views/walkthrough.js';
 import { PlayerBar } from './views/player-bar.js';
@@ -77,8 +78,7 @@ const details = (/** @type {HTMLElement} */ el) => /** @type {HTMLDetailsElement
  *  @typedef {{text: string, settings: Record<string, unknown>,
  *             detail?: {layer?: number, layers?: boolean, guesses?: boolean},
  *             guesses?: unknown, layers?: unknown}} RunFrom */
-/** How a real model's files or address load: its signal, and progress as bytes arrive.
- *  @typedef {{signal?: AbortSignal, onProgress?: (p: {loaded: number, total: number}) => void}} LoadHow */
+/** @typedef {import('./real-host.js').LoadHow} LoadHow */
 
 /**
  * What mountPlayground takes (its comment says each field).
@@ -184,17 +184,17 @@ class App {
       // one loaded (real-model.js); absent where no such module sits beside the page
       loadReal: this.options.realModels
         ? (files, how) =>
-            this.loadRealModel(/** @type {ArrayLike<File>} */ (files), /** @type {LoadHow} */ (how))
+            this.real.load(/** @type {ArrayLike<File>} */ (files), /** @type {LoadHow} */ (how))
         : undefined,
-      unloadReal: () => this.unloadRealModel(),
+      unloadReal: () => this.real.unload(),
       // a converted model at an http(s) address (model-src)
       loadRealFrom: this.options.realModels
-        ? (address, how) => this.loadRealFrom(address, how)
+        ? (address, how) => this.real.loadFrom(address, how)
         : undefined,
       // the words that name a real model's head where the stages name one (real-heads.js; '' for
       // the other models, and before a real model's views have loaded)
-      realName: (result, head, stage) => this.realNames?.name(result, head, stage) || '',
-      realWords: (kind, vars) => this.realNames?.words(kind, vars) || '',
+      realName: (result, head, stage) => this.real.name(result, head, stage),
+      realWords: (kind, vars) => this.real.words(kind, vars),
       // a real model's head from its grid: the layer is traced again in full
       openHead: (layer, head) => this.setMany({ layer, head }),
       errorText: (e) => this.errorText(e),
@@ -316,25 +316,10 @@ class App {
       : null;
     // a real model's parts: their code comes when What if…? first opens, and with the first
     // model loaded (the hosted page fetches it then; the first trace does not wait for it)
-    this.realLoader = null;
-    this.realHeads = null;
-    this.realLoading = null;
-    this.realNames = null; // {name, words}: real-heads.js's, once loaded
-    /** @type {import('./views/model-src.js').ModelSrcView | null} */
-    this.modelSrc = null; // the model-src box's view (views/model-src.js), made when one is given
-    this.modelSrcFollowed = ''; // the model-src last shown in it
-    // a link's layer and head of a real model (model=real): used once its model-src has loaded
-    this.linkRealView =
-      parsed.state.model === 'real' ? { layer: parsed.state.layer, head: parsed.state.head } : null;
-    const whatif = $('whatif');
-    if (whatif && $('real-model')) {
-      const load = () =>
-        this.loadRealViews().catch((/** @type {unknown} */ e) =>
-          panelFailed($('real-model'), e, this.t),
-        );
-      if (details(whatif).open) load();
-      else whatif.addEventListener('toggle', () => details(whatif).open && load());
-    }
+    this.real = new RealModelHost(
+      this,
+      parsed.state.model === 'real' ? { layer: parsed.state.layer, head: parsed.state.head } : null,
+    );
     this.gradient = $('gradient-body')
       ? new GradientView($('gradient-body'), {
           ...common,
@@ -427,7 +412,7 @@ class App {
     const step = this.state.step; // rendering reports the player's stage back into the state
     this.input.setText(this.state.s);
     this.player.stage = step - 1;
-    const refused = this.refuseModelSrc();
+    const refused = this.real.refuseModelSrc();
     if (refused) this.urlNotices.push(refused);
     this.run(true);
     this.player.goto(step - 1);
@@ -442,78 +427,7 @@ class App {
       appVersion: VERSION, // the project's; `version` in the iframe protocol is the protocol's
     });
     this.changedAs = this.stateKey(); // from now on every change of the state is an event
-    this.followModelSrc();
-  }
-
-  // ---- a model at an address (model-src) ----
-
-  /** A model-src that is not an http(s) address (relative ones are read against the host page)
-   *  is dropped from the state: -> its notice ({key, problem, raw}), or null when there is none. */
-  refuseModelSrc() {
-    const raw = this.state['model-src'];
-    if (!raw || webAddress(raw, document.baseURI)) return null;
-    this.state['model-src'] = '';
-    this.emit('error', { code: 'model_src_refused', message: `model-src ${raw}` });
-    return { key: 'model-src', problem: 'modelSrcRefused', raw: raw.slice(0, 100) };
-  }
-
-  /** The state's model-src, a converted model (.apm). Embedded (the element, an iframe:
-   *  options.modelSrcAuto) it downloads at once: the embedding page chose it. A link opened as a
-   *  page only offers a button: a link from anyone must not make its visitor download hundreds
-   *  of MB from a host the link chose, nor tell that host the visitor came by. */
-  followModelSrc() {
-    const raw = this.state['model-src'];
-    if (!raw || raw === this.modelSrcFollowed || !this.$('model-src')) return;
-    const address = webAddress(raw, document.baseURI);
-    if (!address) return;
-    this.modelSrcFollowed = raw;
-    Promise.all([import('./views/model-src.js'), this.translator.whole()])
-      .then(([{ ModelSrcView }]) => {
-        if (this.modelSrcFollowed !== raw) return; // another address came meanwhile
-        this.modelSrc ??= new ModelSrcView(this.$('model-src'), {
-          t: this.t,
-          actions: this.actions,
-        });
-        this.modelSrc.show(address, { auto: !!this.options.modelSrcAuto });
-      })
-      .catch((e) => panelFailed(this.$('model-src'), e, this.t));
-  }
-
-  /** Downloads the converted model at `address` (absolute http(s)) and shows it; the model the
-   *  page had stays until the new one has loaded. how: {signal, onProgress}. Rejects with the
-   *  loader's or the core's error, which is also the playground's `error` event. */
-  /** @param {string} address @param {LoadHow} how */
-  async loadRealFrom(address, how) {
-    const raw = this.state['model-src'] || address;
-    let said = 0; // the bytes the last modelprogress event reported
-    const onProgress = (/** @type {{loaded: number, total: number}} */ p) => {
-      how.onProgress?.(p);
-      // an event per MiB at most (a chunk is often 64 KiB), and the last one
-      if (p.loaded - said < 1048576 && p.loaded !== p.total) return;
-      said = p.loaded;
-      this.emit('modelprogress', { loaded: p.loaded, total: p.total });
-    };
-    try {
-      const [{ fetchConvertedModel }] = await Promise.all([
-        import('./real-model.js'),
-        this.loadRealViews(),
-      ]);
-      const model = await fetchConvertedModel(address, {
-        ...this.options.realModels,
-        signal: how.signal,
-        onProgress,
-      });
-      this.core.setRealModel(model);
-      const view = this.linkRealView || { layer: -1, head: 0 };
-      this.linkRealView = null;
-      this.setMany({ model: 'real', ...view, 'model-src': raw });
-      this.realLoader?.update();
-      this.emit('modelload', { address, name: model.info.name || model.info.model_type });
-    } catch (/** @type {any} */ e) {
-      if (e?.code !== 'aborted')
-        this.emit('error', { code: e?.code || 'internal', message: this.errorText(e) });
-      throw e;
-    }
+    this.real.followModelSrc();
   }
 
   // ---- state changes ----
@@ -531,66 +445,6 @@ class App {
   setLayer(layer) {
     if (isRealTrace(this.result)) this.setMany({ layer });
     else this.set({ layer });
-  }
-
-  /** Reads a learner's Hugging Face files (real-model.js, in the second module) and shows the
-   *  model; the model the page had stays until the new one has loaded. how: {signal, onProgress}.
-   *  Rejects with the loader's or the core's error (code, message). */
-  /** @param {ArrayLike<File>} files @param {LoadHow} how */
-  async loadRealModel(files, how) {
-    const [{ openRealModel }] = await Promise.all([
-      import('./real-model.js'),
-      this.loadRealViews(),
-    ]);
-    const model = await openRealModel(files, { ...this.options.realModels, ...how });
-    this.core.setRealModel(model);
-    // the model shown is the learner's files, not the address a link named
-    this.setMany({ model: 'real', layer: -1, head: 0, 'model-src': '' });
-    this.realLoader?.update();
-  }
-
-  /** The real model's views (real-loader.js, real-heads.js), made once. */
-  loadRealViews() {
-    if (!this.realLoading) {
-      this.realLoading = Promise.all([
-        import('./views/real-loader.js'),
-        import('./views/real-heads.js'),
-        this.translator.whole(),
-      ]).then(
-        ([{ RealLoaderView }, { RealHeadsView, realHeadName, realWords }]) => {
-          this.realNames = {
-            // Actions.realName passes the shown trace and stage name through untyped
-            /** @type {(result: unknown, head: number, stage: unknown) => string | undefined} */
-            name: (result, head, stage) =>
-              realHeadName(
-                this.t,
-                /** @type {import('./views/view-types').ShownTrace} */ (result),
-                head,
-                /** @type {string | null} */ (stage),
-              ),
-            /** @type {(kind: string, vars: Record<string, unknown>) => string} */
-            words: (kind, vars) => realWords(this.t, kind, vars),
-          };
-          const ctx = { t: this.t, core: this.core, actions: this.actions };
-          this.realLoader = new RealLoaderView(this.$('real-model'), ctx);
-          if (this.$('real-heads')) this.realHeads = new RealHeadsView(this.$('real-heads'), ctx);
-        },
-        (e) => {
-          this.realLoading = null; // opened again, it tries again
-          throw e;
-        },
-      );
-    }
-    return this.realLoading;
-  }
-
-  /** Frees the real model; the page goes back to the shipped one if it was showing it. */
-  unloadRealModel() {
-    this.core.setRealModel(null);
-    if (this.state.model === 'real')
-      this.setMany({ model: 'default', layer: -1, head: 0, 'model-src': '' });
-    else this.setMany({ 'model-src': '' });
-    this.realLoader?.update();
   }
 
   /** @param {string} name @param {unknown} value */
@@ -699,9 +553,7 @@ class App {
       this.limits,
       this.limitsNote,
       this.program,
-      this.realLoader,
-      this.realHeads,
-      this.modelSrc,
+      ...this.real.translated(),
     ])
       v?.setTranslator(this.t);
     this.mountPanels();
@@ -909,7 +761,7 @@ class App {
     this.later.refresh(this.side.settings, this.state, result);
     if (this.side.modelInfo) this.later.refresh(this.side.modelInfo, { result, state: view });
     this.program?.update({ result }); // beside the stage: always in sight
-    this.realHeads?.update({ result: this.result, state: this.state });
+    this.real.update({ result: this.result, state: this.state });
     // render() follows a trace: resultFrom is the trace's
     this.limits?.update({ result, text: /** @type {RunFrom} */ (this.resultFrom).text });
     this.renderLimitsNote();
@@ -1262,7 +1114,7 @@ class App {
     Object.assign(this.state, changes);
     if ('hide' in changes) this.applyHide();
     if ('theme' in changes) this.applyTheme();
-    const refused = 'model-src' in changes ? this.refuseModelSrc() : null;
+    const refused = 'model-src' in changes ? this.real.refuseModelSrc() : null;
     this.run(false);
     if (refused) {
       this.messages = [
@@ -1271,7 +1123,7 @@ class App {
       ];
       this.input.showMessages(this.messages);
     }
-    if ('model-src' in changes) this.followModelSrc();
+    if ('model-src' in changes) this.real.followModelSrc();
     if (read.step !== null) this.goToStep(read.step);
     if (read.lang && read.lang !== this.state.lang) this.setLang(read.lang);
   }
@@ -1286,24 +1138,6 @@ class App {
     this.trainer?.destroy();
     this.core.close(); // frees this playground's session (its custom model and caches)
   }
-}
-
-// The address the share and licence links are made from: an http(s) one, or a file: one when this
-// page is itself a file (the single file opened from disk); anything else (javascript:, data:)
-// would run script in the page that shows the link, and this page's own address is used instead.
-/** @param {string | undefined} pageUrl */
-function linkBase(pageUrl) {
-  const own = location.href.split(/[?#]/)[0];
-  if (!pageUrl) return own;
-  const web = webAddress(pageUrl, own);
-  if (web) return web;
-  let u;
-  try {
-    u = new URL(pageUrl, own);
-  } catch {
-    return own;
-  }
-  return u.protocol === 'file:' && location.protocol === 'file:' ? u.href : own;
 }
 
 /**
