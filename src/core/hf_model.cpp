@@ -192,12 +192,6 @@ struct HfWeightsReader::State {
   void to(const std::string& name, Eigen::Index rows, Eigen::Index cols, Matrix& out) {
     add(name, rows, cols).matrix = &out;
   }
-  // an nn.Linear weight stored (out, in), read as in x out
-  void linear_to(const std::string& name, Eigen::Index in, Eigen::Index out, Matrix& m_out) {
-    HfWeightsSink& s = add(name, out, in);
-    s.matrix = &m_out;
-    s.transpose = true;
-  }
   // a product's weight: packed B (k x n) from column col0, or the plain matrix
   void weight_to(const std::string& name, Eigen::Index rows, Eigen::Index cols, bool transpose,
                  PackedB& packed, Eigen::Index k, Eigen::Index n, Eigen::Index col0,
