@@ -139,6 +139,8 @@ AttentionLimits hf_limits(const HfConfig& c) {
   return l;
 }
 
+namespace {
+
 // Where one tensor's numbers go. They arrive row-major as stored (rows x cols; a vector 1 x cols):
 // stored (r, c) goes to matrix(r, c), or matrix(c, r) when transposed (bert's nn.Linear, stored
 // (out, in)); or to packed B(r, col0 + c), or B(c, col0 + r) when transposed.
@@ -150,6 +152,8 @@ struct HfWeightsSink {
   PackedB* packed = nullptr;
   Eigen::Index packed_rows = 0, packed_cols = 0, col0 = 0;
 };
+
+}  // namespace
 
 struct HfWeightsReader::State {
   HfConfig config;
