@@ -400,14 +400,7 @@ ConvertedModel load_real_model(const unsigned char* bytes, std::size_t size) {
   auto tokenizer = std::make_shared<const hf::Tokenizer>(hf::Tokenizer::from_files(files));
   check_tokenizer(m.config, *tokenizer);
   out.tokenizer = std::move(tokenizer);
-  // each layer packed as soon as its last parameter (b_2) is in, its plain matrices dropped
-  // (pack_hf_layer): the model holds its weights once beside the file, never twice
-  std::size_t packed = 0;
-  for (const RealParameter& p : params) {
-    *p.value = r.parameter(p, dtype);
-    if (packed < m.layers.size() && p.value == &m.layers[packed].b_2)
-      pack_hf_layer(m.layers[packed++]);
-  }
+  for (const RealParameter& p : params) *p.value = r.parameter(p, dtype);
   m.dtype = dtype == RealDtype::f32 ? "F32" : dtype == RealDtype::f16 ? "F16" : "INT8";
   m.file_bytes = size;
   m.parameters = 0;
