@@ -85,10 +85,25 @@ interface RealModelJS {
   dispose(): void;
 }
 
+/** model.safetensors read slice by slice into a model (src/wasm/real_api.cpp's RealModelReader):
+ *  read() keeps the first refusal, finish() gives it or the model; JS frees it with delete(). */
+interface RealModelReaderHandle {
+  read(bytes: Uint8Array): void;
+  finish(): CoreResult;
+  delete(): void;
+}
+
 /** The attention-real module (src/wasm/real_api.cpp): a Hugging Face model folder's files, or
- *  an .apm file converted from one, in, RealModel out; the weights are copied into its heap through _malloc. */
+ *  an .apm file converted from one, in, RealModel out; a folder's weights in slices through
+ *  beginRealModel's reader, whole files copied into its heap through _malloc. */
 interface AttentionRealModule {
   realModelFileNames(): CoreResult;
+  /** The folder's small files; the reader takes model.safetensors' bytes. */
+  beginRealModel(files: {
+    config: string;
+    tokenizer: Record<string, string>;
+    weightsSize: number;
+  }): CoreResult;
   loadRealModel(files: {
     config: string;
     tokenizer: Record<string, string>;

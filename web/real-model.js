@@ -1,8 +1,9 @@
 // real-model.js: opens a Hugging Face model folder (GPT-2 or BERT: config.json, model.safetensors
 // and its tokenizer's files), or one .apm file `qkv convert` made of such a folder, in
 // attention-real, the WebAssembly module the page fetches only when a
-// learner loads a real model. A loader: it picks the files by name, copies the weights into the
-// module's memory in slices (progress and cancel between them) and hands everything to the core,
+// learner loads a real model. A loader: it picks the files by name, hands the weights to the
+// module in slices (progress and cancel between them: a folder's go straight to their places in
+// the model, an .apm file's into one buffer first) and everything else to the core,
 // which checks the files and computes every number (src/wasm/real_api.cpp). No DOM beyond loading
 // the module's script in a browser, no maths, and no module-level state: a caller that opens
 // several models keeps the loaded module in a cache object of its own.
@@ -213,14 +214,25 @@ export async function openRealModel(files, options = {}) {
   for (const [name, f] of tokenizerFiles)
     tokenizer[name] = await readText(f, name, names.max_tokenizer_file_bytes, signal);
 
-  const result = await withBytesInModule(
-    module,
-    weightsFile,
-    names.weights,
-    { sliceBytes, onProgress, signal, max: names.max_weights_bytes },
-    (ptr) => module.loadRealModel({ config, tokenizer, weightsPtr: ptr, weightsSize: total }),
-  );
-  return handleFor(unwrap(result).model);
+  // the small files are checked here, before any weight is read
+  const { reader } = unwrap(module.beginRealModel({ config, tokenizer, weightsSize: total }));
+  try {
+    let loaded = 0;
+    for await (const bytes of blobSlices(weightsFile, names.weights, sliceBytes)) {
+      throwIfAborted(signal);
+      reader.read(bytes); // a refusal is kept and given by finish()
+      loaded += bytes.length;
+      if (onProgress) onProgress({ loaded, total });
+    }
+    throwIfAborted(signal);
+    if (loaded !== total)
+      throw coded('real_read_failed', `${names.weights} changed while it was read`, {
+        file: names.weights,
+      });
+    return handleFor(unwrap(reader.finish()).model);
+  } finally {
+    reader.delete(); // the weights read so far go with it, unless finish() made the model
+  }
 }
 
 /**
@@ -264,25 +276,27 @@ export async function openConvertedModel(file, options = {}) {
  *   signal?: AbortSignal, max: number}} o
  *  @param {(ptr: number) => any} take */
 function withBytesInModule(module, blob, name, o, take) {
-  const { sliceBytes } = o;
-  async function* slices() {
-    for (let loaded = 0; loaded < blob.size;) {
-      const end = Math.min(blob.size, loaded + sliceBytes);
-      let bytes;
-      try {
-        bytes = new Uint8Array(await blob.slice(loaded, end).arrayBuffer());
-      } catch (/** @type {any} */ e) {
-        throw coded('real_read_failed', `could not read ${name}: ${e && e.message}`, {
-          file: name,
-        });
-      }
-      if (bytes.length !== end - loaded)
-        throw coded('real_read_failed', `${name} changed while it was read`, { file: name });
-      loaded = end;
-      yield bytes;
+  return withChunksInModule(module, blob.size, blobSlices(blob, name, o.sliceBytes), name, o, take);
+}
+
+// blob's bytes in slices of sliceBytes, each checked to be whole.
+/** @param {Blob} blob @param {string} name @param {number} sliceBytes */
+async function* blobSlices(blob, name, sliceBytes) {
+  for (let loaded = 0; loaded < blob.size;) {
+    const end = Math.min(blob.size, loaded + sliceBytes);
+    let bytes;
+    try {
+      bytes = new Uint8Array(await blob.slice(loaded, end).arrayBuffer());
+    } catch (/** @type {any} */ e) {
+      throw coded('real_read_failed', `could not read ${name}: ${e && e.message}`, {
+        file: name,
+      });
     }
+    if (bytes.length !== end - loaded)
+      throw coded('real_read_failed', `${name} changed while it was read`, { file: name });
+    loaded = end;
+    yield bytes;
   }
-  return withChunksInModule(module, blob.size, slices(), name, o, take);
 }
 
 // Copies `total` bytes, arriving as the chunks of an async iterable, into a buffer of the module's

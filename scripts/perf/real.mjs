@@ -2,11 +2,12 @@
 // GPT-2 small's shape (12 layers, d_model 768, 12 heads, 50257 tokens, 1024 positions; 124 M
 // float32 numbers in the published tensor layout) with seeded random weights, written to a temp
 // folder and removed after. Prints one JSON line: the time to read the file's bytes alone (the
-// yardstick of the load goal), to open the folder (copy into the module, then convert), the
-// module's memory after, and a full trace of 32 tokens; then `qkv convert` of the folder in f32,
-// f16 and int8 (the native CLI, build/native/qkv or AP_QKV): each file's size, convert's time and
-// largest attention-weight change, and the time to open the .apm in attention-real. Not a test;
-// --quick: two layers.
+// yardstick of the load goal), to open the folder (copy_ms: the file read slice by slice into
+// the model, each number converted to its place on the way; convert_ms: what follows the last
+// slice), the module's memory after, and a full trace of 32 tokens; then `qkv convert` of the
+// folder in f32, f16 and int8 (the native CLI, build/native/qkv or AP_QKV): each file's size,
+// convert's time and largest attention-weight change, and the time to open the .apm in
+// attention-real. Not a test; --quick: two layers.
 //   node scripts/perf/real.mjs [--quick]        (scripts/bench runs it)
 import fs from 'node:fs';
 import os from 'node:os';

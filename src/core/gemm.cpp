@@ -242,6 +242,54 @@ PackedB PackedB::panels_of(MatrixRef B) {
   return p;
 }
 
+PackedB PackedB::zeros(Eigen::Index k, Eigen::Index n) {
+  PackedB p;
+  p.k_ = static_cast<int>(k);
+  p.n_ = static_cast<int>(n);
+  const Eigen::Index panels = (n + kNR - 1) / kNR;
+  p.panels_.assign(static_cast<std::size_t>(k * panels * kNR), 0.0f);
+  return p;
+}
+
+// panel j / kNR, depth t, lane j % kNR (pack_b's layout)
+void PackedB::set_row(Eigen::Index t, Eigen::Index j0, const float* v, Eigen::Index count) {
+  if (t < 0 || t >= k_ || j0 < 0 || count < 0 || j0 + count > n_)
+    throw Error("shape_mismatch", "PackedB::set_row: outside B");
+  for (Eigen::Index i = 0; i < count;) {
+    const Eigen::Index j = j0 + i;
+    const Eigen::Index lane = j % kNR;
+    const Eigen::Index w = std::min<Eigen::Index>(kNR - lane, count - i);
+    float* d = panels_.data() + (j / kNR) * k_ * kNR + t * kNR + lane;
+    for (Eigen::Index r = 0; r < w; ++r) d[r] = v[i + r];
+    i += w;
+  }
+}
+
+void PackedB::set_column(Eigen::Index j, Eigen::Index t0, const float* v, Eigen::Index count) {
+  if (j < 0 || j >= n_ || t0 < 0 || count < 0 || t0 + count > k_)
+    throw Error("shape_mismatch", "PackedB::set_column: outside B");
+  float* d = panels_.data() + (j / kNR) * k_ * kNR + t0 * kNR + j % kNR;
+  for (Eigen::Index i = 0; i < count; ++i) d[i * kNR] = v[i];
+}
+
+Matrix PackedB::columns(Eigen::Index j0, Eigen::Index count) const {
+  if (j0 < 0 || count < 0 || j0 + count > n_)
+    throw Error("shape_mismatch", "PackedB::columns: outside B");
+  Matrix out(k_, count);
+  for (Eigen::Index t = 0; t < k_; ++t) {
+    float* o = out.row(t).data();
+    for (Eigen::Index i = 0; i < count;) {
+      const Eigen::Index j = j0 + i;
+      const Eigen::Index lane = j % kNR;
+      const Eigen::Index w = std::min<Eigen::Index>(kNR - lane, count - i);
+      const float* s = panels_.data() + (j / kNR) * k_ * kNR + t * kNR + lane;
+      for (Eigen::Index r = 0; r < w; ++r) o[i + r] = s[r];
+      i += w;
+    }
+  }
+  return out;
+}
+
 PackedB PackedB::pack(MatrixRef B) { return gemm_uses_simd128() ? panels_of(B) : PackedB(); }
 
 void gemm_packed_portable(MatrixRef A, const PackedB& B, Matrix& C) {

@@ -38,9 +38,18 @@ class PackedB {
   static PackedB pack(MatrixRef B);
   // Panels in every build (the native tests of the packed path).
   static PackedB panels_of(MatrixRef B);
+  // The panels of a k x n B that is all zeros, to be filled in place (set_row, set_column): a
+  // model's weights packed as they are read, with no plain copy of B beside them.
+  static PackedB zeros(Eigen::Index k, Eigen::Index n);
   bool empty() const { return panels_.empty(); }
   Eigen::Index rows() const { return k_; }
   Eigen::Index cols() const { return n_; }
+  // B(t, j0 + i) = v[i] for i in [0, count): part of row t.
+  void set_row(Eigen::Index t, Eigen::Index j0, const float* v, Eigen::Index count);
+  // B(t0 + i, j) = v[i] for i in [0, count): part of column j.
+  void set_column(Eigen::Index j, Eigen::Index t0, const float* v, Eigen::Index count);
+  // Columns [j0, j0 + count) of B read back from the panels: k x count, exactly B's numbers.
+  Matrix columns(Eigen::Index j0, Eigen::Index count) const;
 
  private:
   friend void gemm(MatrixRef A, const PackedB& B, Matrix& C);

@@ -1,7 +1,9 @@
 // hf_model.cpp: config.json checks, weights by their published names, and the forward pass.
 #include "hf_model.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <new>
 #include <string>
 
@@ -139,127 +141,333 @@ AttentionLimits hf_limits(const HfConfig& c) {
 
 namespace {
 
-// The tensors of one file by their published names, with the architecture's optional prefix.
-class Tensors {
- public:
-  Tensors(const safetensors::File& f, std::string prefix) : f_(f), prefix_(std::move(prefix)) {}
-
-  const safetensors::TensorInfo* find(const std::string& name) const {
-    return f_.find(prefix_ + name);
-  }
-  // rows x cols (rows 1: a vector), as stored
-  Matrix get(const std::string& name, Eigen::Index rows, Eigen::Index cols) {
-    const safetensors::TensorInfo* t = find(name);
-    if (!t)
-      throw Error("model_weights", f_.file_name() + " has no tensor \"" + prefix_ + name +
-                                       "\", which the config's architecture needs");
-    parameters += static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
-    return f_.matrix(*t, rows, cols);
-  }
-  // an nn.Linear weight stored (out, in), returned as in x out
-  Matrix linear(const std::string& name, Eigen::Index in, Eigen::Index out) {
-    return get(name, out, in).transpose();
-  }
-  // a LayerNorm's gain and bias (".weight"/".bias", or the old ".gamma"/".beta")
-  LayerNormParams norm(const std::string& base, Eigen::Index d) {
-    LayerNormParams p;
-    const bool old = !find(base + ".weight") && find(base + ".gamma");
-    p.gain = get(base + (old ? ".gamma" : ".weight"), 1, d);
-    p.bias = get(base + (old ? ".beta" : ".bias"), 1, d);
-    return p;
-  }
-  const std::string& prefix() const { return prefix_; }
-  std::uint64_t parameters = 0;
-
- private:
-  const safetensors::File& f_;
-  std::string prefix_;
+// Where one tensor's numbers go. They arrive row-major as stored (rows x cols; a vector 1 x cols):
+// stored (r, c) goes to matrix(r, c), or matrix(c, r) when transposed (bert's nn.Linear, stored
+// (out, in)); or to packed B(r, col0 + c), or B(c, col0 + r) when transposed.
+struct HfWeightsSink {
+  const safetensors::TensorInfo* tensor = nullptr;
+  Eigen::Index rows = 0, cols = 0;
+  bool transpose = false;
+  Matrix* matrix = nullptr;
+  PackedB* packed = nullptr;
+  Eigen::Index packed_rows = 0, packed_cols = 0, col0 = 0;
 };
-
-std::string layer_name(const char* head, int l, const char* tail) {
-  return std::string(head) + std::to_string(l) + tail;
-}
-
-void load_gpt2(HfModel& m, const safetensors::File& f) {
-  const HfConfig& c = m.config;
-  Tensors t(f, f.find("transformer.wte.weight") ? "transformer." : "");
-  const Eigen::Index d = c.d_model, ff = c.d_ff;
-  m.token_rows = t.get("wte.weight", c.vocab_size, d);
-  m.dtype = t.find("wte.weight")->dtype;
-  m.position_rows = t.get("wpe.weight", c.positions, d);
-  for (int l = 0; l < c.layers; ++l) {
-    const auto n = [&](const char* tail) { return layer_name("h.", l, tail); };
-    HfLayer L;
-    L.norm_attn = t.norm(n(".ln_1"), d);
-    const Matrix W = t.get(n(".attn.c_attn.weight"), d, 3 * d);  // Conv1D: (in, out)
-    const Matrix b = t.get(n(".attn.c_attn.bias"), 1, 3 * d);
-    L.attn.W_Q = W.middleCols(0, d);
-    L.attn.W_K = W.middleCols(d, d);
-    L.attn.W_V = W.middleCols(2 * d, d);
-    L.attn.b_Q = b.middleCols(0, d);
-    L.attn.b_K = b.middleCols(d, d);
-    L.attn.b_V = b.middleCols(2 * d, d);
-    L.attn.W_O = t.get(n(".attn.c_proj.weight"), d, d);
-    L.attn.b_O = t.get(n(".attn.c_proj.bias"), 1, d);
-    L.norm_ffn = t.norm(n(".ln_2"), d);
-    L.W_1 = t.get(n(".mlp.c_fc.weight"), d, ff);
-    L.b_1 = t.get(n(".mlp.c_fc.bias"), 1, ff);
-    L.W_2 = t.get(n(".mlp.c_proj.weight"), ff, d);
-    L.b_2 = t.get(n(".mlp.c_proj.bias"), 1, d);
-    m.layers.push_back(std::move(L));
-  }
-  m.norm_out = t.norm("ln_f", d);
-  m.parameters = t.parameters;
-}
-
-void load_bert(HfModel& m, const safetensors::File& f) {
-  const HfConfig& c = m.config;
-  Tensors t(f, f.find("bert.embeddings.word_embeddings.weight") ? "bert." : "");
-  const Eigen::Index d = c.d_model, ff = c.d_ff;
-  m.token_rows = t.get("embeddings.word_embeddings.weight", c.vocab_size, d);
-  m.dtype = t.find("embeddings.word_embeddings.weight")->dtype;
-  m.position_rows = t.get("embeddings.position_embeddings.weight", c.positions, d);
-  m.type_row = t.get("embeddings.token_type_embeddings.weight", c.type_vocab_size, d).topRows(1);
-  m.norm_embed = t.norm("embeddings.LayerNorm", d);
-  for (int l = 0; l < c.layers; ++l) {
-    const auto n = [&](const char* tail) { return layer_name("encoder.layer.", l, tail); };
-    HfLayer L;
-    L.attn.W_Q = t.linear(n(".attention.self.query.weight"), d, d);
-    L.attn.b_Q = t.get(n(".attention.self.query.bias"), 1, d);
-    L.attn.W_K = t.linear(n(".attention.self.key.weight"), d, d);
-    L.attn.b_K = t.get(n(".attention.self.key.bias"), 1, d);
-    L.attn.W_V = t.linear(n(".attention.self.value.weight"), d, d);
-    L.attn.b_V = t.get(n(".attention.self.value.bias"), 1, d);
-    L.attn.W_O = t.linear(n(".attention.output.dense.weight"), d, d);
-    L.attn.b_O = t.get(n(".attention.output.dense.bias"), 1, d);
-    L.norm_attn = t.norm(n(".attention.output.LayerNorm"), d);
-    L.W_1 = t.linear(n(".intermediate.dense.weight"), d, ff);
-    L.b_1 = t.get(n(".intermediate.dense.bias"), 1, ff);
-    L.W_2 = t.linear(n(".output.dense.weight"), ff, d);
-    L.b_2 = t.get(n(".output.dense.bias"), 1, d);
-    L.norm_ffn = t.norm(n(".output.LayerNorm"), d);
-    m.layers.push_back(std::move(L));
-  }
-  m.parameters = t.parameters;
-}
 
 }  // namespace
 
-HfModel load_hf_model(const HfConfig& config, const unsigned char* bytes, std::size_t size,
-                      std::string_view file) {
-  const safetensors::File f = safetensors::parse(bytes, size, file);
+struct HfWeightsReader::State {
+  HfConfig config;
+  std::string file;
+  std::uint64_t size = 0;
+  bool pack = false;
+  std::uint64_t pos = 0;              // bytes of the file read so far
+  std::vector<unsigned char> header;  // the first 8 + n bytes, until parsed
+  std::unique_ptr<safetensors::File> f;
   HfModel m;
+  std::vector<HfWeightsSink> sinks;  // in the file's order
+  std::size_t next = 0;              // the sink being read (or the next one)
+  std::uint64_t entry = 0;           // entries of sinks[next] placed so far
+  unsigned char carry[4] = {};       // a number split between two reads
+  int carried = 0;
+  std::vector<float> buffer;
+  std::string prefix;
+  // read whole, split at finish: gpt2's c_attn (plain) and its bias, bert's token type rows
+  std::vector<Matrix> qkv, qkv_bias;
+  Matrix type_rows;
+
+  const safetensors::TensorInfo* find(const std::string& name) const {
+    return f->find(prefix + name);
+  }
+  // a tensor the model reads, rows x cols as stored, into `matrix` (or packed, below)
+  HfWeightsSink& add(const std::string& name, Eigen::Index rows, Eigen::Index cols) {
+    const safetensors::TensorInfo* t = find(name);
+    if (!t)
+      throw Error("model_weights", f->file_name() + " has no tensor \"" + prefix + name +
+                                       "\", which the config's architecture needs");
+    f->check(*t, rows, cols);
+    m.parameters += static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+    HfWeightsSink s;
+    s.tensor = t;
+    s.rows = rows;
+    s.cols = cols;
+    sinks.push_back(s);
+    return sinks.back();
+  }
+  void to(const std::string& name, Eigen::Index rows, Eigen::Index cols, Matrix& out) {
+    add(name, rows, cols).matrix = &out;
+  }
+  // a product's weight: packed B (k x n) from column col0, or the plain matrix
+  void weight_to(const std::string& name, Eigen::Index rows, Eigen::Index cols, bool transpose,
+                 PackedB& packed, Eigen::Index k, Eigen::Index n, Eigen::Index col0,
+                 Matrix& plain) {
+    HfWeightsSink& s = add(name, rows, cols);
+    s.transpose = transpose;
+    if (pack) {
+      s.packed = &packed;
+      s.packed_rows = k;
+      s.packed_cols = n;
+      s.col0 = col0;
+    } else {
+      s.matrix = &plain;
+    }
+  }
+  // a LayerNorm's gain and bias (".weight"/".bias", or the old ".gamma"/".beta")
+  void norm_to(const std::string& base, Eigen::Index d, LayerNormParams& p) {
+    const bool old = !find(base + ".weight") && find(base + ".gamma");
+    to(base + (old ? ".gamma" : ".weight"), 1, d, p.gain);
+    to(base + (old ? ".beta" : ".bias"), 1, d, p.bias);
+  }
+
+  void plan();
+  void plan_gpt2();
+  void plan_bert();
+  void take(const unsigned char* p, std::size_t count);
+  void place(const HfWeightsSink& s, std::uint64_t first, const float* v, Eigen::Index count);
+};
+
+namespace {
+std::string layer_name(const char* head, int l, const char* tail) {
+  return std::string(head) + std::to_string(l) + tail;
+}
+}  // namespace
+
+void HfWeightsReader::State::plan_gpt2() {
+  const HfConfig& c = config;
+  prefix = f->find("transformer.wte.weight") ? "transformer." : "";
+  const Eigen::Index d = c.d_model, ff = c.d_ff;
+  to("wte.weight", c.vocab_size, d, m.token_rows);
+  m.dtype = find("wte.weight")->dtype;
+  to("wpe.weight", c.positions, d, m.position_rows);
+  qkv.resize(static_cast<std::size_t>(c.layers));
+  qkv_bias.resize(static_cast<std::size_t>(c.layers));
+  for (int l = 0; l < c.layers; ++l) {
+    const auto n = [&](const char* tail) { return layer_name("h.", l, tail); };
+    HfLayer& L = m.layers[static_cast<std::size_t>(l)];
+    norm_to(n(".ln_1"), d, L.norm_attn);
+    // Conv1D: (in, out), [W_Q | W_K | W_V] side by side as packed_qkv holds them
+    weight_to(n(".attn.c_attn.weight"), d, 3 * d, false, L.packed_qkv, d, 3 * d, 0,
+              qkv[static_cast<std::size_t>(l)]);
+    to(n(".attn.c_attn.bias"), 1, 3 * d, qkv_bias[static_cast<std::size_t>(l)]);
+    weight_to(n(".attn.c_proj.weight"), d, d, false, L.packed_W_O, d, d, 0, L.attn.W_O);
+    to(n(".attn.c_proj.bias"), 1, d, L.attn.b_O);
+    norm_to(n(".ln_2"), d, L.norm_ffn);
+    weight_to(n(".mlp.c_fc.weight"), d, ff, false, L.packed_W_1, d, ff, 0, L.W_1);
+    to(n(".mlp.c_fc.bias"), 1, ff, L.b_1);
+    weight_to(n(".mlp.c_proj.weight"), ff, d, false, L.packed_W_2, ff, d, 0, L.W_2);
+    to(n(".mlp.c_proj.bias"), 1, d, L.b_2);
+  }
+  norm_to("ln_f", d, m.norm_out);
+}
+
+void HfWeightsReader::State::plan_bert() {
+  const HfConfig& c = config;
+  prefix = f->find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
+  const Eigen::Index d = c.d_model, ff = c.d_ff;
+  to("embeddings.word_embeddings.weight", c.vocab_size, d, m.token_rows);
+  m.dtype = find("embeddings.word_embeddings.weight")->dtype;
+  to("embeddings.position_embeddings.weight", c.positions, d, m.position_rows);
+  to("embeddings.token_type_embeddings.weight", c.type_vocab_size, d, type_rows);
+  norm_to("embeddings.LayerNorm", d, m.norm_embed);
+  for (int l = 0; l < c.layers; ++l) {
+    const auto n = [&](const char* tail) { return layer_name("encoder.layer.", l, tail); };
+    HfLayer& L = m.layers[static_cast<std::size_t>(l)];
+    // nn.Linear: (out, in), each transposed into its columns of [W_Q | W_K | W_V]
+    weight_to(n(".attention.self.query.weight"), d, d, true, L.packed_qkv, d, 3 * d, 0, L.attn.W_Q);
+    to(n(".attention.self.query.bias"), 1, d, L.attn.b_Q);
+    weight_to(n(".attention.self.key.weight"), d, d, true, L.packed_qkv, d, 3 * d, d, L.attn.W_K);
+    to(n(".attention.self.key.bias"), 1, d, L.attn.b_K);
+    weight_to(n(".attention.self.value.weight"), d, d, true, L.packed_qkv, d, 3 * d, 2 * d,
+              L.attn.W_V);
+    to(n(".attention.self.value.bias"), 1, d, L.attn.b_V);
+    weight_to(n(".attention.output.dense.weight"), d, d, true, L.packed_W_O, d, d, 0, L.attn.W_O);
+    to(n(".attention.output.dense.bias"), 1, d, L.attn.b_O);
+    norm_to(n(".attention.output.LayerNorm"), d, L.norm_attn);
+    weight_to(n(".intermediate.dense.weight"), ff, d, true, L.packed_W_1, d, ff, 0, L.W_1);
+    to(n(".intermediate.dense.bias"), 1, ff, L.b_1);
+    weight_to(n(".output.dense.weight"), d, ff, true, L.packed_W_2, ff, d, 0, L.W_2);
+    to(n(".output.dense.bias"), 1, d, L.b_2);
+    norm_to(n(".output.LayerNorm"), d, L.norm_ffn);
+  }
+}
+
+void HfWeightsReader::State::plan() {
   m.config = config;
   m.file_bytes = size;
+  m.layers.resize(static_cast<std::size_t>(config.layers));  // sinks point into them
   if (config.model_type == "gpt2") {
-    load_gpt2(m, f);
+    plan_gpt2();
   } else if (config.model_type == "bert") {
-    load_bert(m, f);
+    plan_bert();
   } else {
     throw Error("model_unsupported", "model_type \"" + printable(config.model_type, 40) +
                                          "\" cannot be read (supported: gpt2 and bert)");
   }
-  return m;
+  std::sort(sinks.begin(), sinks.end(), [](const HfWeightsSink& a, const HfWeightsSink& b) {
+    return a.tensor->begin < b.tensor->begin;
+  });
+  buffer.resize(16384);
+}
+
+void HfWeightsReader::State::place(const HfWeightsSink& s, std::uint64_t first, const float* v,
+                                   Eigen::Index count) {
+  Eigen::Index r = static_cast<Eigen::Index>(first / static_cast<std::uint64_t>(s.cols));
+  Eigen::Index c = static_cast<Eigen::Index>(first % static_cast<std::uint64_t>(s.cols));
+  for (Eigen::Index i = 0; i < count; c = 0, ++r) {
+    const Eigen::Index run = std::min(s.cols - c, count - i);
+    if (s.matrix && !s.transpose) {
+      std::copy(v + i, v + i + run, s.matrix->data() + r * s.cols + c);
+    } else if (s.matrix) {
+      for (Eigen::Index k = 0; k < run; ++k) (*s.matrix)(c + k, r) = v[i + k];
+    } else if (!s.transpose) {
+      s.packed->set_row(r, s.col0 + c, v + i, run);
+    } else {
+      s.packed->set_column(s.col0 + r, c, v + i, run);
+    }
+    i += run;
+  }
+}
+
+// count whole numbers of sinks[next] at p
+void HfWeightsReader::State::take(const unsigned char* p, std::size_t count) {
+  const HfWeightsSink& s = sinks[next];
+  const int esize = safetensors::dtype_size(s.tensor->dtype);
+  if (s.matrix && !s.transpose) {  // straight into place
+    f->convert(*s.tensor, entry, p, count, s.matrix->data() + entry);
+    entry += count;
+    return;
+  }
+  while (count > 0) {
+    const std::size_t part = std::min(count, buffer.size());
+    f->convert(*s.tensor, entry, p, part, buffer.data());
+    place(s, entry, buffer.data(), static_cast<Eigen::Index>(part));
+    entry += part;
+    p += part * static_cast<std::size_t>(esize);
+    count -= part;
+  }
+}
+
+HfWeightsReader::HfWeightsReader(const HfConfig& config, std::uint64_t file_size,
+                                 std::string_view file, bool pack)
+    : s_(std::make_unique<State>()) {
+  s_->config = config;
+  s_->file = std::string(file);
+  s_->size = file_size;
+  s_->pack = pack;
+}
+
+HfWeightsReader::~HfWeightsReader() = default;
+
+void HfWeightsReader::read(const unsigned char* bytes, std::size_t size) {
+  State& s = *s_;
+  if (size > s.size - s.pos)
+    throw Error("safetensors_invalid", s.file + ": more bytes came than the file's " +
+                                           std::to_string(s.size) + ": it changed while read");
+  // the header: 8 bytes of length, then that many of JSON (checked before more is kept)
+  while (size > 0 && !s.f) {
+    std::size_t want = 8;
+    if (s.header.size() >= 8) {
+      const std::uint64_t n = safetensors::header_length(s.header.data());
+      if (n > s.size - 8 || n > safetensors::kMaxHeaderBytes || n < 2)
+        safetensors::parse_header(s.header.data(), s.header.size(), s.size, s.file);  // throws
+      want = static_cast<std::size_t>(8 + n);
+    }
+    const std::size_t part = std::min(size, want - s.header.size());
+    s.header.insert(s.header.end(), bytes, bytes + part);
+    bytes += part;
+    size -= part;
+    s.pos += part;
+    if (s.header.size() == want && want > 8) {
+      s.f = std::make_unique<safetensors::File>(
+          safetensors::parse_header(s.header.data(), s.header.size(), s.size, s.file));
+      s.header = std::vector<unsigned char>();
+      s.plan();
+    }
+  }
+  // the data: each tensor the model reads into its sink, the bytes between them skipped
+  const std::uint64_t data = s.f ? s.f->data_offset() : 0;
+  while (size > 0) {
+    if (s.next == s.sinks.size()) {
+      s.pos += size;
+      return;
+    }
+    const HfWeightsSink& k = s.sinks[s.next];
+    const std::uint64_t begin = data + k.tensor->begin, end = data + k.tensor->end;
+    if (s.pos < begin) {
+      const std::size_t skip =
+          static_cast<std::size_t>(std::min<std::uint64_t>(size, begin - s.pos));
+      bytes += skip;
+      size -= skip;
+      s.pos += skip;
+      continue;
+    }
+    if (s.entry == 0 && s.carried == 0) {  // the sink's first bytes: make its home
+      if (k.matrix && k.matrix->size() == 0)
+        k.matrix->resize(k.transpose ? k.cols : k.rows, k.transpose ? k.rows : k.cols);
+      if (k.packed && k.packed->empty()) *k.packed = PackedB::zeros(k.packed_rows, k.packed_cols);
+    }
+    const int esize = safetensors::dtype_size(k.tensor->dtype);
+    std::size_t part = static_cast<std::size_t>(std::min<std::uint64_t>(size, end - s.pos));
+    const std::size_t used = part;
+    const unsigned char* p = bytes;
+    if (s.carried > 0) {  // complete the number split by the last read
+      const std::size_t fill = std::min(part, static_cast<std::size_t>(esize - s.carried));
+      std::copy(p, p + fill, s.carry + s.carried);
+      s.carried += static_cast<int>(fill);
+      p += fill;
+      part -= fill;
+      if (s.carried == esize) {
+        s.carried = 0;
+        s.take(s.carry, 1);
+      }
+    }
+    const std::size_t whole = part / static_cast<std::size_t>(esize);
+    if (whole > 0) s.take(p, whole);
+    const std::size_t rest = part - whole * static_cast<std::size_t>(esize);
+    std::copy(p + whole * esize, p + part, s.carry + s.carried);
+    s.carried += static_cast<int>(rest);
+    bytes += used;
+    size -= used;
+    s.pos += used;
+    if (s.pos == end) {
+      ++s.next;
+      s.entry = 0;
+    }
+  }
+}
+
+HfModel HfWeightsReader::finish() {
+  State& s = *s_;
+  if (!s.f) {  // a file shorter than its header: parse's own refusal
+    safetensors::parse_header(s.header.data(), s.header.size(), s.size, s.file);
+    throw Error("safetensors_invalid", s.file + ": the header was not read whole");
+  }
+  if (s.pos != s.size)
+    throw Error("safetensors_invalid", s.file + ": " + std::to_string(s.pos) + " of its " +
+                                           std::to_string(s.size) + " bytes were read");
+  HfModel& m = s.m;
+  const Eigen::Index d = s.config.d_model;
+  for (std::size_t l = 0; l < s.qkv_bias.size(); ++l) {  // gpt2's c_attn, split by head kind
+    Weights& w = m.layers[l].attn;
+    const Matrix& b = s.qkv_bias[l];
+    w.b_Q = b.middleCols(0, d);
+    w.b_K = b.middleCols(d, d);
+    w.b_V = b.middleCols(2 * d, d);
+    if (!s.pack) {
+      const Matrix& W = s.qkv[l];
+      w.W_Q = W.middleCols(0, d);
+      w.W_K = W.middleCols(d, d);
+      w.W_V = W.middleCols(2 * d, d);
+    }
+  }
+  if (s.type_rows.size() != 0) m.type_row = s.type_rows.topRows(1);
+  return std::move(m);
+}
+
+HfModel load_hf_model(const HfConfig& config, const unsigned char* bytes, std::size_t size,
+                      std::string_view file) {
+  HfWeightsReader r(config, size, file);
+  r.read(bytes, size);
+  return r.finish();
 }
 
 namespace {
@@ -366,6 +574,76 @@ void gelu_new(Matrix& h) {
 #endif
 }
 
+// attend's passes for a layer whose weights are packed (pack_hf_weights), keeping what a layer
+// other than the traced one shows: each head's weights and the output. The same numbers as
+// attend's: a product's every entry sums in the same order whether B was packed beforehand or
+// by the product, and Q, K and V of every head come out of one product whose columns are the
+// heads' own; passes 2 to 8 are attend's, one head at a time.
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+Trace attend_packed(MatrixRef X, const HfLayer& L, const AttentionOptions& opt) {
+  const Weights& w = L.attn;
+  const int n = static_cast<int>(X.rows());
+  const int h = opt.heads;
+  const int hd = static_cast<int>(L.packed_qkv.cols() / 3), dk = hd / h;
+  Trace t;
+  t.n = n;
+  t.d_model = static_cast<int>(X.cols());
+  t.heads = h;
+  t.d_k = dk;
+  t.options = opt;
+  t.scale_factor = opt.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
+  Matrix qkv;  // n x 3 h d_k: Q of every head, then K, then V
+  gemm(X, L.packed_qkv, qkv);
+  const Matrix* b[3] = {&w.b_Q, &w.b_K, &w.b_V};
+  for (int p = 0; p < 3; ++p)
+    if (b[p]->size() != 0) qkv.middleCols(p * hd, hd).rowwise() += b[p]->row(0);
+  Matrix concat(n, hd), scores, masked, mixed;
+  t.head.resize(h);
+  bool finite = true;
+  for (int i = 0; i < h; ++i) {
+    HeadTrace& H = t.head[i];
+    gemm_abt(qkv.middleCols(i * dk, dk), qkv.middleCols(hd + i * dk, dk), scores);
+    finite = finite && scores.allFinite();
+    masked = scores * t.scale_factor;
+    if (opt.causal)
+      for (int r = 0; r < n; ++r)
+        for (int c = r + 1; c < n; ++c) masked(r, c) = kNegInf;
+    H.weights = softmax_rows(masked, opt.temperature);
+    gemm(H.weights, qkv.middleCols(2 * hd + i * dk, dk), mixed);
+    concat.middleCols(i * dk, dk) = mixed;
+  }
+  if (L.packed_W_O.empty())
+    gemm(concat, w.W_O, t.output);
+  else
+    gemm(concat, L.packed_W_O, t.output);
+  if (w.b_O.size() != 0) t.output.rowwise() += w.b_O.row(0);
+  if (!finite || !t.output.allFinite())
+    throw Error("overflow",
+                "the numbers grew beyond float32 range (about 3.4e38): use smaller "
+                "inputs or weights");
+  return t;
+}
+
+// A layer's attention: attend on its plain weights, or on the traced layer's read back from
+// its panels (every stage kept), or attend_packed for the other layers of a packed model.
+Trace layer_attention(MatrixRef X, const HfLayer& L, const AttentionOptions& opt,
+                      const AttentionLimits& limits, bool traced) {
+  if (L.packed_qkv.empty()) return attend(X, L.attn, opt, limits);
+  if (!traced) return attend_packed(X, L, opt);
+  Weights w;
+  const Eigen::Index hd = L.packed_qkv.cols() / 3;
+  w.W_Q = L.packed_qkv.columns(0, hd);
+  w.W_K = L.packed_qkv.columns(hd, hd);
+  w.W_V = L.packed_qkv.columns(2 * hd, hd);
+  w.W_O = L.packed_W_O.empty() ? L.attn.W_O : L.packed_W_O.columns(0, L.packed_W_O.cols());
+  w.b_Q = L.attn.b_Q;
+  w.b_K = L.attn.b_K;
+  w.b_V = L.attn.b_V;
+  w.b_O = L.attn.b_O;
+  return attend(X, w, opt, limits);
+}
+
 // Keeps only what every layer shows: each head's weights.
 void keep_weights_only(Trace& t) {
   for (HeadTrace& h : t.head) {
@@ -438,10 +716,11 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
   for (std::size_t l = 0; l < m.layers.size(); ++l) {
     const HfLayer& L = m.layers[l];
     LayerTrace& T = out.network.layers[l];
+    const bool traced = static_cast<int>(l) == layer;
     T.input = std::move(X);
     if (pre_norm) {
       T.norm_attn = norm(T.input, L.norm_attn, c.eps);
-      T.attn = attend(T.norm_attn.y, L.attn, opt, limits);
+      T.attn = layer_attention(T.norm_attn.y, L, opt, limits, traced);
       T.mid = T.input + T.attn.output;
       T.norm_ffn = norm(T.mid, L.norm_ffn, c.eps);
       T.hidden = affine(T.norm_ffn.y, L.W_1, L.packed_W_1, L.b_1);
@@ -449,7 +728,7 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
       T.ffn_out = affine(T.hidden, L.W_2, L.packed_W_2, L.b_2);
       T.output = T.mid + T.ffn_out;
     } else {
-      T.attn = attend(T.input, L.attn, opt, limits);
+      T.attn = layer_attention(T.input, L, opt, limits, traced);
       T.sum_attn = T.input + T.attn.output;
       T.norm_attn = norm(T.sum_attn, L.norm_attn, c.eps);
       T.mid = T.norm_attn.y;
@@ -475,20 +754,36 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer) {
   return out;
 }
 
+void pack_hf_layer(HfLayer& L) {
+  if (!gemm_uses_simd128() || !L.packed_qkv.empty()) return;
+  Weights& w = L.attn;
+  PackedB qkv_packed;
+  {
+    Matrix qkv(w.W_Q.rows(), w.W_Q.cols() + w.W_K.cols() + w.W_V.cols());
+    qkv << w.W_Q, w.W_K, w.W_V;
+    qkv_packed = PackedB::pack(qkv);
+  }
+  PackedB o = w.W_O.size() != 0 ? PackedB::pack(w.W_O) : PackedB();
+  PackedB p1 = PackedB::pack(L.W_1);
+  PackedB p2 = PackedB::pack(L.W_2);
+  // every allocation made: the layer changes whole
+  L.packed_qkv = std::move(qkv_packed);
+  L.packed_W_O = std::move(o);
+  L.packed_W_1 = std::move(p1);
+  L.packed_W_2 = std::move(p2);
+  w.W_Q = Matrix();
+  w.W_K = Matrix();
+  w.W_V = Matrix();
+  if (!L.packed_W_O.empty()) w.W_O = Matrix();
+  L.W_1 = Matrix();
+  L.W_2 = Matrix();
+}
+
 void pack_hf_weights(HfModel& m) {
-  if (!gemm_uses_simd128()) return;
   try {
-    for (HfLayer& L : m.layers) {
-      const Weights& w = L.attn;
-      Matrix qkv(w.W_Q.rows(), w.W_Q.cols() + w.W_K.cols() + w.W_V.cols());
-      qkv << w.W_Q, w.W_K, w.W_V;
-      L.packed_qkv = PackedB::pack(qkv);
-      L.packed_W_O = PackedB::pack(w.W_O);
-      L.packed_W_1 = PackedB::pack(L.W_1);
-      L.packed_W_2 = PackedB::pack(L.W_2);
-    }
+    for (HfLayer& L : m.layers) pack_hf_layer(L);
   } catch (const std::bad_alloc&) {
-    for (HfLayer& L : m.layers) L.packed_qkv = L.packed_W_O = L.packed_W_1 = L.packed_W_2 = {};
+    // the layers not packed keep their plain matrices: their products pack their own
   }
 }
 

@@ -79,9 +79,11 @@ struct HfLayer {
   LayerNormParams norm_ffn;   // gpt2 ln_2 (before the FFN); bert output.LayerNorm (after it)
   Matrix W_1, b_1;            // d_model x d_ff, 1 x d_ff
   Matrix W_2, b_2;            // d_ff x d_model, 1 x d_model
-  // The products' weights packed once (pack_hf_weights): [W_Q | W_K | W_V] (d_model x 3 h d_k),
-  // W_O, W_1, W_2. Empty natively, and where memory did not allow them: each product then packs
-  // its own.
+  // The products' weights packed once (HfWeightsReader, pack_hf_weights): [W_Q | W_K | W_V]
+  // (d_model x 3 h d_k), W_O, W_1, W_2. Where they are, the plain W_Q, W_K, W_V, W_O, W_1 and W_2
+  // above are empty (the biases stay): the trace reads a head's columns back from the panels
+  // (PackedB::columns). Empty natively, and where memory did not allow them: the plain matrices
+  // then hold the weights and each product packs its own.
   PackedB packed_qkv, packed_W_O, packed_W_1, packed_W_2;
 };
 
@@ -104,8 +106,36 @@ struct HfModel {
 // position_ids are not read; bert's old LayerNorm.gamma / .beta names are. Throws ap::Error:
 // safetensors_invalid (the layout, safetensors.hpp), model_weights (a tensor missing, or its
 // shape or dtype not what the config says, or NaN or infinite, naming the file and the tensor).
+// The whole file at once: an HfWeightsReader given every byte.
 HfModel load_hf_model(const HfConfig& config, const unsigned char* bytes, std::size_t size,
                       std::string_view file = kHfWeightsFile);
+
+// Reads a model.safetensors in slices, in the file's order, each tensor straight into its home
+// in the model: the token and position rows, LayerNorms and biases into their matrices; the
+// products' weights ([W_Q | W_K | W_V], W_O, W_1, W_2) into their PackedB panels when `pack`
+// (the plain matrices then stay empty), else into the plain matrices. So the model's memory is
+// its weights once, plus the header; never the file. Tensors the model does not read are
+// skipped. The checks and errors are load_hf_model's: the header's as soon as its bytes are in,
+// every tensor's name, shape and dtype before any tensor's bytes, each number as it is read.
+// After a throw the reader is spent.
+class HfWeightsReader {
+ public:
+  // file_size: the file's length in bytes; pack: by default where gemm has a packed kernel
+  // (WebAssembly SIMD128).
+  HfWeightsReader(const HfConfig& config, std::uint64_t file_size,
+                  std::string_view file = kHfWeightsFile, bool pack = gemm_uses_simd128());
+  ~HfWeightsReader();
+  HfWeightsReader(const HfWeightsReader&) = delete;
+  HfWeightsReader& operator=(const HfWeightsReader&) = delete;
+  // The file's next `size` bytes (any slicing: a number may be split between two calls).
+  void read(const unsigned char* bytes, std::size_t size);
+  // The model, once all file_size bytes were read.
+  HfModel finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 // The attention limits of this model (its own positions, d_model and heads), for attend; its
 // attention-cell cap is positions x positions x heads.
@@ -128,10 +158,13 @@ TextTrace hf_forward(const HfModel& m, const std::vector<int>& ids, int layer = 
 LayerWalk hf_layer_walk(const HfModel& m, const NetworkTrace& t, int l);
 
 // Packs every layer's weights for gemm's packed kernel (gemm.hpp PackedB), where there is one
-// (WebAssembly SIMD128): hf_readout and hf_forward's feed-forward block then read them instead
-// of packing the same weights on every product. Doubles the weights' memory; a model for which
-// that memory cannot be had keeps none (the products pack their own, as without it).
+// (WebAssembly SIMD128): hf_readout and hf_forward then read them instead of packing the same
+// weights on every product. Each layer's plain matrices are dropped once packed (a layer already
+// packed is left as it is), so the weights are held once; a layer that memory did not allow keeps
+// its plain matrices.
 void pack_hf_weights(HfModel& m);
+// One layer, as pack_hf_weights packs each (a reader that makes a model layer by layer).
+void pack_hf_layer(HfLayer& L);
 
 // The read-out alone: Y (n x d_model) of the full forward of ids, the same numbers as
 // hf_forward(m, ids).network.norm_out.y up to float rounding, keeping no trace (what another

@@ -71,7 +71,16 @@ const TensorInfo* File::find(std::string_view name) const {
   return nullptr;
 }
 
+std::uint64_t header_length(const unsigned char* first8) { return read_u64_le(first8); }
+
 File parse(const unsigned char* bytes, std::size_t size, std::string_view file_name) {
+  File f = parse_header(bytes, size, size, file_name);
+  f.data_ = bytes + f.data_offset_;
+  return f;
+}
+
+File parse_header(const unsigned char* bytes, std::size_t available, std::uint64_t size,
+                  std::string_view file_name) {
   File f;
   f.file_ = std::string(file_name);
   if (size < 8)
@@ -79,7 +88,7 @@ File parse(const unsigned char* bytes, std::size_t size, std::string_view file_n
                        " bytes, fewer than the 8 that give the header's length: it is truncated "
                        "or not a safetensors file");
   const std::uint64_t n = read_u64_le(bytes);
-  const std::uint64_t rest = static_cast<std::uint64_t>(size) - 8;
+  const std::uint64_t rest = size - 8;
   if (n > rest)
     bad(file_name, "the header says it is " + std::to_string(n) +
                        " bytes long, past the end of "
@@ -89,8 +98,10 @@ File parse(const unsigned char* bytes, std::size_t size, std::string_view file_n
   if (n > kMaxHeaderBytes)
     bad(file_name, "the header is " + std::to_string(n) + " bytes long; the limit is " +
                        std::to_string(kMaxHeaderBytes));
-  if (n < 2 || bytes[8] != '{')
-    bad(file_name, "the header is not a JSON object: not a safetensors file");
+  if (n < 2) bad(file_name, "the header is not a JSON object: not a safetensors file");
+  if (available < 8 + n)
+    throw Error("internal", std::string(file_name) + ": the header was not read whole");
+  if (bytes[8] != '{') bad(file_name, "the header is not a JSON object: not a safetensors file");
   json::Limits lim;
   lim.max_bytes = static_cast<std::size_t>(n);
   lim.max_depth = 4;
@@ -104,7 +115,7 @@ File parse(const unsigned char* bytes, std::size_t size, std::string_view file_n
     bad(file_name, std::string("the header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) bad(file_name, "the header is not a JSON object");
-  f.data_ = bytes + 8 + n;
+  f.data_offset_ = 8 + n;
   f.data_size_ = rest - n;
 
   const std::vector<std::string>& keys = header.keys("header");
@@ -195,46 +206,58 @@ File parse(const unsigned char* bytes, std::size_t size, std::string_view file_n
   return f;
 }
 
-Matrix File::matrix(const TensorInfo& t, Eigen::Index rows, Eigen::Index cols) const {
-  const auto fail = [&](const std::string& what) -> Error {
-    return Error("model_weights", file_ + ": " + quoted(t.name) + " " + what);
-  };
+namespace {
+std::string shape_text(const TensorInfo& t) {
   std::string shape = "(";
   for (std::size_t i = 0; i < t.shape.size(); ++i)
     shape += (i ? ", " : "") + std::to_string(t.shape[i]);
-  shape += t.shape.size() == 1 ? ",)" : ")";
+  return shape + (t.shape.size() == 1 ? ",)" : ")");
+}
+}  // namespace
+
+void File::check(const TensorInfo& t, Eigen::Index rows, Eigen::Index cols) const {
+  const auto fail = [&](const std::string& what) -> Error {
+    return Error("model_weights", file_ + ": " + quoted(t.name) + " " + what);
+  };
   const bool as_2d = t.shape.size() == 2 && t.shape[0] == rows && t.shape[1] == cols;
   const bool as_1d = t.shape.size() == 1 && rows == 1 && t.shape[0] == cols;
   if (!as_2d && !as_1d)
-    throw fail("has shape " + shape + "; the config asks for " +
+    throw fail("has shape " + shape_text(t) + "; the config asks for " +
                (rows == 1 ? "(" + std::to_string(cols) + ",)"
                           : "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")"));
-  const int esize = dtype_size(t.dtype);
   if (t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16")
     throw fail("is " + t.dtype + "; the weights must be F32, F16 or BF16");
-  Matrix m(rows, cols);
-  const unsigned char* p = data_ + t.begin;
-  float* out = m.data();
-  const Eigen::Index count = rows * cols;
+}
+
+void File::convert(const TensorInfo& t, std::uint64_t first, const unsigned char* p,
+                   std::size_t count, float* out) const {
   // one loop per dtype: a GPT-2 file is some 10^8 numbers, so the test stays out of the loop
-  if (esize == 4) {
-    for (Eigen::Index i = 0; i < count; ++i, p += 4) {
+  if (t.dtype == "F32") {
+    for (std::size_t i = 0; i < count; ++i, p += 4) {
       const std::uint32_t bits =
           static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
           (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
       std::memcpy(&out[i], &bits, sizeof bits);
     }
   } else if (t.dtype == "F16") {
-    for (Eigen::Index i = 0; i < count; ++i, p += 2) out[i] = f16_to_f32(read_u16_le(p));
+    for (std::size_t i = 0; i < count; ++i, p += 2) out[i] = f16_to_f32(read_u16_le(p));
   } else {
-    for (Eigen::Index i = 0; i < count; ++i, p += 2) out[i] = bf16_to_f32(read_u16_le(p));
+    for (std::size_t i = 0; i < count; ++i, p += 2) out[i] = bf16_to_f32(read_u16_le(p));
   }
-  if (!m.allFinite()) {
-    Eigen::Index i = 0;
+  if (!Eigen::Map<const Eigen::ArrayXf>(out, static_cast<Eigen::Index>(count)).allFinite()) {
+    std::size_t i = 0;
     while (std::isfinite(out[i])) ++i;
-    throw fail("has " + std::string(std::isnan(out[i]) ? "NaN" : "an infinite value") +
-               " at entry " + std::to_string(i) + ": the weights must be finite numbers");
+    throw Error("model_weights", file_ + ": " + quoted(t.name) + " has " +
+                                     (std::isnan(out[i]) ? "NaN" : "an infinite value") +
+                                     " at entry " + std::to_string(first + i) +
+                                     ": the weights must be finite numbers");
   }
+}
+
+Matrix File::matrix(const TensorInfo& t, Eigen::Index rows, Eigen::Index cols) const {
+  check(t, rows, cols);
+  Matrix m(rows, cols);
+  convert(t, 0, data_ + t.begin, static_cast<std::size_t>(rows * cols), m.data());
   return m;
 }
 

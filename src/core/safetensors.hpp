@@ -46,9 +46,32 @@ class File {
   // infinite.
   Matrix matrix(const TensorInfo& t, Eigen::Index rows, Eigen::Index cols) const;
 
+  // matrix()'s checks alone, before any byte of the tensor is read: the shape `rows` x `cols`
+  // and a dtype of F32, F16 or BF16 (the same ap::Error model_weights).
+  void check(const TensorInfo& t, Eigen::Index rows, Eigen::Index cols) const;
+  // `count` numbers of t (checked) from its bytes at p, entries first..first+count of it, to
+  // float32 at out. Throws matrix()'s model_weights naming the entry that is NaN or infinite.
+  void convert(const TensorInfo& t, std::uint64_t first, const unsigned char* p, std::size_t count,
+               float* out) const;
+  // Where the data section begins in the file: 8 + the header's length.
+  std::uint64_t data_offset() const { return data_offset_; }
+
  private:
+  friend File parse_header(const unsigned char* bytes, std::size_t available,
+                           std::uint64_t file_size, std::string_view file_name);
   friend File parse(const unsigned char* bytes, std::size_t size, std::string_view file_name);
+
+  // The header's length from a file's first 8 bytes (the caller has them).
+  std::uint64_t header_length(const unsigned char* first8);
+
+  // parse() of a file of file_size bytes from its first `available` bytes alone: at least 8 and,
+  // when the header's length is within the file and within kMaxHeaderBytes, 8 + that length (a
+  // reader of the file in slices: the same checks and errors, no tensor's bytes). The File has no
+  // data: matrix() must not be called on it (check() and convert() take the bytes).
+  File parse_header(const unsigned char* bytes, std::size_t available, std::uint64_t file_size,
+                    std::string_view file_name);
   std::string file_;
+  std::uint64_t data_offset_ = 0;
   std::vector<TensorInfo> tensors_;
   const unsigned char* data_ = nullptr;  // the data section
   std::uint64_t data_size_ = 0;
@@ -64,6 +87,16 @@ int dtype_size(std::string_view dtype);
 // times the dtype's size, no two tensors overlapping. Throws ap::Error("safetensors_invalid")
 // with one line naming `file_name` (and the tensor, when one is at fault).
 File parse(const unsigned char* bytes, std::size_t size, std::string_view file_name);
+
+// The header's length from a file's first 8 bytes (the caller has them).
+std::uint64_t header_length(const unsigned char* first8);
+
+// parse() of a file of file_size bytes from its first `available` bytes alone: at least 8 and,
+// when the header's length is within the file and within kMaxHeaderBytes, 8 + that length (a
+// reader of the file in slices: the same checks and errors, no tensor's bytes). The File has no
+// data: matrix() must not be called on it (check() and convert() take the bytes).
+File parse_header(const unsigned char* bytes, std::size_t available, std::uint64_t file_size,
+                  std::string_view file_name);
 
 // float16 and bfloat16 bit patterns to float32 (exact: every such value is a float32).
 float f16_to_f32(std::uint16_t h);

@@ -5,16 +5,20 @@
 // own (schema.hpp write_hf_trace). Converts (convert.hpp) and computes nothing itself; keeps no
 // state outside a RealModel. Not the page's API (page_api.cpp), which this module does not carry.
 //
-// The weights cross as bytes JS copied into this module's heap: JS calls _malloc(size), fills
-// HEAPU8 in slices (web/real-model.js: progress and cancel), then loadRealModel, which owns the
-// buffer from then on and frees it as soon as the tensors are converted, or on any refusal
-// (loadConvertedModel likewise for an .apm file's bytes).
+// A folder's weights cross in slices: beginRealModel takes the small files and gives a
+// RealModelReader, JS hands it model.safetensors' bytes slice by slice (web/real-model.js:
+// progress and cancel between them) and finish() makes the RealModel; each tensor goes straight
+// to its place in the model (HfWeightsReader), so the file itself is never held. loadRealModel
+// (the whole file at once) and loadConvertedModel (an .apm file) take bytes JS copied into this
+// module's heap: JS calls _malloc(size), fills HEAPU8 in slices, then the call, which owns the
+// buffer from then on and frees it as soon as the tensors are converted, or on any refusal.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <memory>
 #include <new>
@@ -145,10 +149,40 @@ std::size_t take_bytes(const val& o, const char* ptr_key, const char* size_key, 
                                     std::to_string(emscripten_get_heap_max()) + " bytes)");
 }
 
+// A folder's small files, read and checked before any weight.
+struct SmallFiles {
+  HfConfig config;
+  std::shared_ptr<const hf::Tokenizer> tokenizer;
+};
+
 // files: {config: config.json's text, tokenizer: {file name: text} (tokenizer_file_names();
-// others ignored), weightsPtr: a pointer from _malloc holding model.safetensors' bytes,
-// weightsSize: their count}. -> {ok, model: RealModel} or {ok: false, error}. The buffer at
-// weightsPtr is this call's: freed once the tensors are converted, and on every refusal.
+// others ignored)}: the config parsed and the tokenizer made, and checked against each other.
+SmallFiles small_files(const val& files) {
+  SmallFiles out;
+  out.config = parse_hf_config(
+      string_arg(files["config"], kHfConfigFile, kMaxHfConfigBytes, "hf_file_too_large"),
+      kHfConfigFile);
+  const val given = files["tokenizer"];
+  require_object(given, "tokenizer");
+  std::map<std::string, std::string, std::less<>> texts;
+  if (!absent(given)) {
+    for (const std::string& name : hf::tokenizer_file_names()) {
+      const val v = given[name];
+      if (!absent(v))
+        texts[name] = string_arg(v, name.c_str(), hf::kMaxTokenizerFileBytes, "hf_file_too_large");
+    }
+  }
+  hf::Files views;
+  for (const auto& [name, text] : texts) views.emplace(name, text);
+  out.tokenizer = std::make_shared<const hf::Tokenizer>(hf::Tokenizer::from_files(views));
+  check_tokenizer(out.config, *out.tokenizer);
+  return out;
+}
+
+// files: {config, tokenizer (as small_files), weightsPtr: a pointer from _malloc holding
+// model.safetensors' bytes, weightsSize: their count}. -> {ok, model: RealModel} or {ok: false,
+// error}. The buffer at weightsPtr is this call's: freed once the tensors are converted, and on
+// every refusal.
 val js_load_real_model(const val& files) {
   HeapBytes weights;
   return guarded([&] {
@@ -156,39 +190,88 @@ val js_load_real_model(const val& files) {
       bad_setting("files must be an object {config, tokenizer, weightsPtr, weightsSize}");
     require_object(files, "files");
     const std::size_t size = take_bytes(files, "weightsPtr", "weightsSize", weights);
-
     // the small files first: a wrong folder is refused before any weight is converted
-    const HfConfig config = parse_hf_config(
-        string_arg(files["config"], kHfConfigFile, kMaxHfConfigBytes, "hf_file_too_large"),
-        kHfConfigFile);
-    std::shared_ptr<const hf::Tokenizer> tokenizer;
-    {
-      const val given = files["tokenizer"];
-      require_object(given, "tokenizer");
-      std::map<std::string, std::string, std::less<>> texts;
-      if (!absent(given)) {
-        for (const std::string& name : hf::tokenizer_file_names()) {
-          const val v = given[name];
-          if (!absent(v))
-            texts[name] =
-                string_arg(v, name.c_str(), hf::kMaxTokenizerFileBytes, "hf_file_too_large");
-        }
-      }
-      hf::Files views;
-      for (const auto& [name, text] : texts) views.emplace(name, text);
-      tokenizer = std::make_shared<const hf::Tokenizer>(hf::Tokenizer::from_files(views));
-    }
-    check_tokenizer(config, *tokenizer);
-
+    SmallFiles small = small_files(files);
     HfModel m;
     try {
-      m = load_hf_model(config, weights.get(), size, kHfWeightsFile);
+      m = load_hf_model(small.config, weights.get(), size, kHfWeightsFile);
     } catch (const std::bad_alloc&) {
       too_large(kHfWeightsFile);
     }
     weights.reset();  // the file's bytes are no longer needed: its memory serves the model's
     val o = ok();
-    o.set(js_name("model"), val(std::make_unique<RealModel>(std::move(m), std::move(tokenizer))));
+    o.set(js_name("model"),
+          val(std::make_unique<RealModel>(std::move(m), std::move(small.tokenizer))));
+    return o;
+  });
+}
+
+// model.safetensors read slice by slice into a model (beginRealModel makes one; JS deletes it).
+// The first refusal while reading is kept, the bytes after it ignored, and finish() gives it: a
+// file is refused when it has been read whole, as loadRealModel refuses it, so that cancel and
+// progress behave the same for a good file and a bad one.
+class RealModelReader {
+ public:
+  RealModelReader(SmallFiles small, std::uint64_t size)
+      : small_(std::move(small)),
+        reader_(std::make_unique<HfWeightsReader>(small_.config, size, kHfWeightsFile)) {}
+
+  // bytes: a Uint8Array, the file's next bytes.
+  void read(const val& bytes) {
+    if (error_ || !reader_) return;
+    try {
+      const std::size_t n =
+          typed_length(bytes, "Uint8Array", "bytes",
+                       static_cast<std::size_t>(emscripten_get_heap_max()), "real_too_large");
+      slice_.resize(n);
+      if (n) val(emscripten::typed_memory_view(n, slice_.data())).call<void>("set", bytes);
+      reader_->read(slice_.data(), n);
+    } catch (...) {
+      error_ = std::current_exception();
+      reader_.reset();  // the weights read so far are freed at once
+      slice_ = std::vector<unsigned char>();
+    }
+  }
+
+  // -> {ok, model: RealModel} or {ok: false, error}: the first refusal, or finish()'s own.
+  val finish() {
+    return guarded([&] {
+      slice_ = std::vector<unsigned char>();
+      try {
+        if (error_) std::rethrow_exception(error_);
+        if (!reader_) throw Error("internal", "this reader has finished");
+        HfModel m = reader_->finish();
+        reader_.reset();
+        val o = ok();
+        o.set(js_name("model"),
+              val(std::make_unique<RealModel>(std::move(m), std::move(small_.tokenizer))));
+        return o;
+      } catch (const std::bad_alloc&) {
+        reader_.reset();
+        too_large(kHfWeightsFile);
+      }
+    });
+  }
+
+ private:
+  SmallFiles small_;
+  std::unique_ptr<HfWeightsReader> reader_;
+  std::exception_ptr error_;
+  std::vector<unsigned char> slice_;
+};
+
+// files: {config, tokenizer (as loadRealModel's), weightsSize: model.safetensors' length}. ->
+// {ok, reader: RealModelReader} or {ok: false, error} (the small files refused before any weight
+// is read).
+val js_begin_real_model(const val& files) {
+  return guarded([&] {
+    if (absent(files)) bad_setting("files must be an object {config, tokenizer, weightsSize}");
+    require_object(files, "files");
+    const auto size = static_cast<std::uint64_t>(int_arg(
+        files["weightsSize"], "weightsSize", 0, static_cast<long long>(emscripten_get_heap_max())));
+    SmallFiles small = small_files(files);
+    val o = ok();
+    o.set(js_name("reader"), val(std::make_unique<RealModelReader>(std::move(small), size)));
     return o;
   });
 }
@@ -226,7 +309,11 @@ EMSCRIPTEN_BINDINGS(real_api) {
       .function("traceText", &RealModel::trace_text_defaults)  // (text)
       .function("traceText", &RealModel::trace_text)           // (text, options)
       .function("readout", &RealModel::readout);               // (ids: Int32Array)
+  emscripten::class_<RealModelReader>("RealModelReader")
+      .function("read", &RealModelReader::read)       // (bytes: Uint8Array)
+      .function("finish", &RealModelReader::finish);  // () -> {ok, model}
   emscripten::function("realModelFileNames", &js_real_model_file_names);
+  emscripten::function("beginRealModel", &js_begin_real_model);
   emscripten::function("loadRealModel", &js_load_real_model);
   emscripten::function("loadConvertedModel", &js_load_converted_model);
 }

@@ -3,6 +3,7 @@
 // in tests/node/gemm.test.mjs; this file checks the portable twin that shares their layout.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -158,4 +159,39 @@ TEST_CASE("packed product: empty depth gives zeros, mismatched shapes throw") {
   CHECK_THROWS_AS(ap::gemm_packed_portable(Matrix(2, 3), Matrix(4, 5), false, C), ap::Error);
   CHECK_THROWS_AS(ap::gemm_packed_portable(Matrix(2, 3), Matrix(4, 5), true, C), ap::Error);
   CHECK_THROWS_AS(ap::gemm(Matrix(2, 3), Matrix(4, 5), C), ap::Error);
+}
+
+TEST_CASE("PackedB: filled in place by rows or columns, and read back by columns, is B") {
+  // ragged n (a last panel part-filled) and a column range across panel edges
+  for (auto [k, n] : {std::tuple{1, 1}, {7, 5}, {30, 17}, {12, 40}}) {
+    CAPTURE(k);
+    CAPTURE(n);
+    const Matrix B = random_matrix(k, n, 21);
+    const ap::PackedB packed = ap::PackedB::panels_of(B);
+    ap::PackedB by_rows = ap::PackedB::zeros(k, n), by_cols = ap::PackedB::zeros(k, n);
+    for (int t = 0; t < k; ++t) {
+      // each row in two parts, split off the panel edges
+      const int split = n / 3;
+      by_rows.set_row(t, 0, B.row(t).data(), split);
+      by_rows.set_row(t, split, B.row(t).data() + split, n - split);
+    }
+    for (int j = 0; j < n; ++j) {
+      const Eigen::VectorXf column = B.col(j);
+      by_cols.set_column(j, 0, column.data(), k);
+    }
+    for (const ap::PackedB* P : {&packed, static_cast<const ap::PackedB*>(&by_rows),
+                                 static_cast<const ap::PackedB*>(&by_cols)}) {
+      CHECK(P->columns(0, n) == B);
+      const int j0 = std::min(3, n - 1), count = n - j0;
+      CHECK(P->columns(j0, count) == B.middleCols(j0, count));
+      // the product from panels filled in place is the one from panels_of, bit for bit
+      const Matrix A = random_matrix(5, k, 22);
+      Matrix want, got;
+      ap::gemm_packed_portable(A, packed, want);
+      ap::gemm_packed_portable(A, *P, got);
+      CHECK(std::memcmp(want.data(), got.data(), sizeof(float) * want.size()) == 0);
+    }
+    CHECK_THROWS_AS(by_rows.set_row(k, 0, B.data(), 1), ap::Error);
+    CHECK_THROWS_AS(by_rows.columns(n, 1), ap::Error);
+  }
 }

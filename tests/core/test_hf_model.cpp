@@ -247,3 +247,143 @@ TEST_CASE("check_tokenizer: a tokenizer larger than the model's vocabulary is re
   c.vocab_size = 6;
   CHECK(ap_test::code_of([&] { ap::check_tokenizer(c, t); }) == "no error");
 }
+
+namespace {
+
+// m's weights read by an HfWeightsReader fed `slice` bytes at a time (0: all at once)
+ap::HfModel read_sliced(const std::string& folder, std::size_t slice, bool pack) {
+  const ap::HfConfig c = ap::parse_hf_config(fixture(folder, "config.json"));
+  const std::string st = fixture(folder, "model.safetensors");
+  ap::HfWeightsReader r(c, st.size(), ap::kHfWeightsFile, pack);
+  const auto* p = reinterpret_cast<const unsigned char*>(st.data());
+  for (std::size_t at = 0; at < st.size(); at += slice ? slice : st.size())
+    r.read(p + at, std::min(st.size() - at, slice ? slice : st.size()));
+  return r.finish();
+}
+
+void check_same_rows(const ap::HfModel& a, const ap::HfModel& b) {
+  CHECK(a.token_rows == b.token_rows);
+  CHECK(a.position_rows == b.position_rows);
+  CHECK(a.type_row == b.type_row);
+  CHECK(a.norm_embed.gain == b.norm_embed.gain);
+  CHECK(a.norm_out.bias == b.norm_out.bias);
+  CHECK(a.parameters == b.parameters);
+  CHECK(a.dtype == b.dtype);
+  REQUIRE(a.layers.size() == b.layers.size());
+  for (std::size_t l = 0; l < a.layers.size(); ++l) {
+    const ap::HfLayer &x = a.layers[l], &y = b.layers[l];
+    CHECK(x.norm_attn.gain == y.norm_attn.gain);
+    CHECK(x.norm_ffn.bias == y.norm_ffn.bias);
+    CHECK(x.attn.b_Q == y.attn.b_Q);
+    CHECK(x.attn.b_V == y.attn.b_V);
+    CHECK(x.attn.b_O == y.attn.b_O);
+    CHECK(x.b_1 == y.b_1);
+    CHECK(x.b_2 == y.b_2);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("HfWeightsReader: any slicing reads load_hf_model's model; packed, the same weights") {
+  for (const std::string folder : kFolders) {
+    CAPTURE(folder);
+    const ap::HfModel whole = load(folder);
+    const int d = whole.config.d_model;
+    for (const std::size_t slice : {std::size_t{1}, std::size_t{3}, std::size_t{1000}}) {
+      CAPTURE(slice);
+      const ap::HfModel plain = read_sliced(folder, slice, false);
+      check_same_rows(plain, whole);
+      for (std::size_t l = 0; l < whole.layers.size(); ++l) {
+        const ap::HfLayer &x = plain.layers[l], &y = whole.layers[l];
+        CHECK(x.attn.W_Q == y.attn.W_Q);
+        CHECK(x.attn.W_K == y.attn.W_K);
+        CHECK(x.attn.W_V == y.attn.W_V);
+        CHECK(x.attn.W_O == y.attn.W_O);
+        CHECK(x.W_1 == y.W_1);
+        CHECK(x.W_2 == y.W_2);
+        CHECK(x.packed_qkv.empty());
+      }
+      // packed as read: the panels hold the plain matrices' numbers, and no plain copy is kept
+      const ap::HfModel packed = read_sliced(folder, slice, true);
+      check_same_rows(packed, whole);
+      for (std::size_t l = 0; l < whole.layers.size(); ++l) {
+        const ap::HfLayer &x = packed.layers[l], &y = whole.layers[l];
+        CHECK(x.packed_qkv.columns(0, d) == y.attn.W_Q);
+        CHECK(x.packed_qkv.columns(d, d) == y.attn.W_K);
+        CHECK(x.packed_qkv.columns(2 * d, d) == y.attn.W_V);
+        CHECK(x.packed_W_O.columns(0, d) == y.attn.W_O);
+        CHECK(x.packed_W_1.columns(0, x.packed_W_1.cols()) == y.W_1);
+        CHECK(x.packed_W_2.columns(0, x.packed_W_2.cols()) == y.W_2);
+        CHECK(x.attn.W_Q.size() + x.attn.W_K.size() + x.attn.W_V.size() + x.attn.W_O.size() +
+                  x.W_1.size() + x.W_2.size() ==
+              0);
+      }
+    }
+  }
+}
+
+TEST_CASE("hf_forward and hf_readout on packed weights: the PyTorch reference's numbers") {
+  for (const std::string folder : kFolders) {
+    CAPTURE(folder);
+    const ap::HfModel plain = load(folder);
+    const ap::HfModel packed = read_sliced(folder, 0, true);
+    const json ref = json::parse(fixture(folder, "reference.json"));
+    for (const json& c : ref.at("cases")) {
+      const std::vector<int> ids = c.at("ids").get<std::vector<int>>();
+      CAPTURE(ids.size());
+      for (int layer = 0; layer < plain.config.layers; ++layer) {
+        CAPTURE(layer);
+        const ap::TextTrace a = ap::hf_forward(plain, ids, layer);
+        const ap::TextTrace b = ap::hf_forward(packed, ids, layer);
+        // the traced layer whole: its weights read back from the panels, every stage
+        for (int h = 0; h < plain.config.heads; ++h) {
+          const ap::HeadTrace &x = a.trace.head[h], &y = b.trace.head[h];
+          CHECK(x.W_Q == y.W_Q);
+          CHECK(x.W_V == y.W_V);
+          CHECK((x.Q - y.Q).cwiseAbs().maxCoeff() < 1e-5f);
+          CHECK((x.weights - y.weights).cwiseAbs().maxCoeff() < 1e-5f);
+        }
+        CHECK(a.trace.W_O == b.trace.W_O);
+        // every other layer: each head's weights and the output
+        for (std::size_t l = 0; l < a.network.layers.size(); ++l) {
+          const ap::Trace &x = a.network.layers[l].attn, &y = b.network.layers[l].attn;
+          for (int h = 0; h < plain.config.heads; ++h)
+            CHECK((x.head[h].weights - y.head[h].weights).cwiseAbs().maxCoeff() < 1e-5f);
+          CHECK((x.output - y.output).cwiseAbs().maxCoeff() < 1e-4f);
+        }
+        CHECK(worst(b.network.norm_out.y, c.at("readout")) < 1e-5);
+      }
+      CHECK(worst(ap::hf_readout(packed, ids), c.at("readout")) < 1e-5);
+    }
+  }
+}
+
+TEST_CASE("HfWeightsReader: a short or long file is refused as load_hf_model refuses it") {
+  const ap::HfConfig c = ap::parse_hf_config(fixture("gpt2_f32", "config.json"));
+  const std::string st = fixture("gpt2_f32", "model.safetensors");
+  const auto* p = reinterpret_cast<const unsigned char*>(st.data());
+  // the first 3000 bytes: tensors past the end, in slices as at once
+  CHECK(ap_test::code_of([&] { ap::load_hf_model(c, p, 3000); }) == "safetensors_invalid");
+  CHECK(ap_test::code_of([&] {
+          ap::HfWeightsReader r(c, 3000);
+          for (std::size_t at = 0; at < 3000; at += 7)
+            r.read(p + at, std::min<std::size_t>(7, 3000 - at));
+          r.finish();
+        }) == "safetensors_invalid");
+  // fewer than 8 bytes in all
+  CHECK(ap_test::code_of([&] {
+          ap::HfWeightsReader r(c, 5);
+          r.read(p, 5);
+          r.finish();
+        }) == "safetensors_invalid");
+  // more bytes than the size given, and fewer
+  CHECK(ap_test::code_of([&] {
+          ap::HfWeightsReader r(c, 100);
+          r.read(p, 101);
+        }) == "safetensors_invalid");
+  CHECK(ap_test::code_of([&] {
+          ap::HfWeightsReader r(c, st.size());
+          r.read(p, st.size() - 1);
+          r.finish();
+        }) == "safetensors_invalid");
+}
