@@ -7,8 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { newPage, setup, teardown, gotoStage, webDir } from './harness.mjs';
+import { newPage, setup, teardown, gotoStage, webDir, Axe } from './harness.mjs';
 import { STAGES, parse, coreSettings } from '../../web/state.js';
 import { taughtSentence } from '../../web/views/taught.js';
 import { fmt, pct, rowOf } from '../../web/views/format.js';
@@ -27,7 +26,7 @@ async function axe(page) {
         (a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity,
       ),
   );
-  const res = await new AxeBuilder({ page })
+  const res = await new Axe(page)
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
     .include('header')
     .include('#input')

@@ -3,8 +3,7 @@
 // 4 heads). Saves screenshots for people to look at.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
-import { newPage, setup, teardown, gotoStage, shot, cells } from './harness.mjs';
+import { newPage, setup, teardown, gotoStage, shot, cells, Axe } from './harness.mjs';
 import { STAGES } from '../../web/state.js';
 
 after(teardown);
@@ -139,7 +138,7 @@ test('accessibility: axe finds no violations (en and zh, several stages)', async
             .map((a) => a.finished.catch(() => {})),
         ),
       );
-      const res = await new AxeBuilder({ page })
+      const res = await new Axe(page)
         .withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'])
         .include('header')
         .include('#input')
