@@ -8,6 +8,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -229,16 +230,24 @@ async function sharedContext(locale) {
   return contexts.get(locale);
 }
 
+// axe-core's source as AxeBuilder injects it (the copy it depends on), evaluated only where the
+// frame has no axe yet: AxeBuilder evaluates it (650 KB) before every analysis, twice in legacy mode.
+const axeSource = (() => {
+  const fromBuilder = createRequire(createRequire(import.meta.url).resolve('@axe-core/playwright'));
+  return `if (!window.axe) {\n${fromBuilder('axe-core').source}\n}`;
+})();
+
 /**
  * axe on a page, as AxeBuilder({page}) (chain include, withTags, … and call analyze()). A page with
  * no frame inside it is checked with axe.run in the page itself (AxeBuilder's legacy mode), the
  * same rules on the same document: the default runs axe.runPartial in every frame and then
  * axe.finishRun in a second, blank page, which costs a page and a second copy of axe per call.
- * A page with frames is checked the default way.
+ * A page with frames is checked the default way. axe is put in a frame once and kept there: each
+ * axe.run starts from the document as it is and clears its caches when it ends.
  */
 export class Axe extends AxeBuilder {
   constructor(page) {
-    super({ page });
+    super({ page, axeSource });
     this.target = page;
   }
   async analyze() {
