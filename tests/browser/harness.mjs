@@ -140,13 +140,15 @@ export async function teardown() {
   shared = null;
 }
 
-/** The pages (and own contexts) newPage() handed out during the running test: all closed after
- *  it (also when it failed before closing them), so nothing of one test (a timer, a worker, a
- *  write to storage) runs on into the next. */
+/** The own contexts newPage() handed out during the running test, and every page of the shared
+ *  contexts (the test's, and any popup of theirs): all closed after it (also when it failed before
+ *  closing them), so nothing of one test (a timer, a worker, a write to storage) runs on into the
+ *  next. */
 const leased = new Set();
 async function closeLeased() {
   const open = [...leased];
   leased.clear();
+  if (shared) for (const c of shared.contexts.values()) open.push(...(await c).pages());
   await Promise.all(open.map((p) => p.close().catch(() => {})));
 }
 afterEach(closeLeased);
@@ -178,19 +180,17 @@ export async function newPage(opts = {}) {
     context.on('close', () => leased.delete(context));
     page = await context.newPage();
   } else {
-    const shared = await sharedContext(locale);
+    const ctx = await sharedContext(locale);
     const pages = new Set();
     const lease = async () => {
-      const p = await shared.newPage();
-      leased.add(p);
+      const p = await ctx.newPage();
       pages.add(p);
-      p.on('close', () => leased.delete(p));
       await p.setViewportSize(viewport);
       await p.emulateMedia({ reducedMotion });
       return p;
     };
     page = await lease();
-    const cdp = await shared.newCDPSession(page);
+    const cdp = await ctx.newCDPSession(page);
     await cdp.send('Storage.clearDataForOrigin', {
       origin: new URL(base).origin,
       storageTypes: STORAGE,
@@ -198,7 +198,7 @@ export async function newPage(opts = {}) {
     await cdp.detach();
     context = {
       newPage: lease,
-      newCDPSession: (p) => shared.newCDPSession(p),
+      newCDPSession: (p) => ctx.newCDPSession(p),
       pages: () => [...pages].filter((p) => !p.isClosed()),
       close: async () => {
         await Promise.all([...pages].map((p) => p.close().catch(() => {})));
