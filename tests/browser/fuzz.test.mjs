@@ -252,7 +252,7 @@ test(`fuzz: hostile and random sentences and URLs for ${SECONDS} s (seed ${SEED}
     server.closeAllConnections();
     return new Promise((res) => server.close(res));
   }); // also when an assertion fails
-  const { page, errors, context } = await newPage();
+  const { page, errors, context } = await newPage({ own: true });
   await context.addInitScript(guard);
   const r = rng(SEED);
   const log = [];

@@ -1,11 +1,17 @@
 // harness.mjs: shared setup for the browser tests. Serves web/ with node:http (correct MIME types,
 // including application/wasm) on a random free port, launches Debian's Chromium headless through
 // playwright-core, and collects console errors and page errors so a test can fail on any of them.
+// newPage() hands out pages of one browser context per locale, kept for the whole file, so that
+// Chromium's caches (the HTTP cache, the compiled WebAssembly) serve every test after the first;
+// each test still starts with no page of an earlier test open and the origin's storage empty.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { afterEach } from 'node:test';
 import { chromium } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
 import { loadCoreNode } from '../../web/core.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -90,11 +96,13 @@ export async function setup() {
   if (!fs.existsSync(path.join(webDir, 'wasm/attention.wasm'))) {
     throw new Error('web/wasm is missing: run scripts/build wasm first');
   }
-  const { server, base } = await startServer();
+  // the files may be cached, as a static host lets them be: a test's routes (served before files)
+  // and the servers a test starts itself stay no-store
+  const { server, base } = await startServer({ cacheable: true });
   const browser = await launch();
   const core = await loadCoreNode(path.join(webDir, 'wasm'));
   fs.mkdirSync(shotDir, { recursive: true });
-  shared = { server, base, browser, core };
+  shared = { server, base, browser, core, contexts: new Map() };
   return shared;
 }
 
@@ -126,25 +134,77 @@ export function collectErrors(page) {
 
 export async function teardown() {
   if (!shared) return;
+  await closeLeased();
   await shared.browser.close();
   await new Promise((r) => shared.server.close(r));
   shared = null;
 }
 
+/** The own contexts newPage() handed out during the running test, and every page of the shared
+ *  contexts (the test's, and any popup of theirs): all closed after it (also when it failed before
+ *  closing them), so nothing of one test (a timer, a worker, a write to storage) runs on into the
+ *  next. */
+const leased = new Set();
+async function closeLeased() {
+  const open = [...leased];
+  leased.clear();
+  if (shared) for (const c of shared.contexts.values()) open.push(...(await c).pages());
+  await Promise.all(open.map((p) => p.close().catch(() => {})));
+}
+afterEach(closeLeased);
+
+/** What every test's context leaves behind for the origin, emptied before each new page: the
+ *  HTTP cache and the compiled code are kept (they hold nothing a test writes). */
+const STORAGE =
+  'cookies,file_systems,indexeddb,local_storage,websql,service_workers,cache_storage,shared_storage,storage_buckets';
+
 /**
- * A new page with error collection. opts: {width, height, locale, reducedMotion}.
+ * A new page with error collection. opts: {width, height, locale, reducedMotion, own}.
  * Returns {page, errors, context, open(search)}; `errors` is collectErrors' list, and a dialog
- * the page opens is one more error.
+ * the page opens is one more error. The page lives in the file's shared context for its locale
+ * (storage emptied, its size and motion set on the page); `context` closes the test's pages and
+ * opens more like it (newPage, newCDPSession). A test that changes the context itself (route,
+ * addInitScript, offline) passes own: true and gets a context of its own, as the page's first
+ * visit: nothing cached.
  */
 export async function newPage(opts = {}) {
   const { browser, base } = await setup();
-  const context = await browser.newContext({
-    viewport: { width: opts.width || 1280, height: opts.height || 900 },
-    locale: opts.locale || 'en-US',
-    reducedMotion: opts.reducedMotion ? 'reduce' : 'no-preference',
-    deviceScaleFactor: 1,
-  });
-  const page = await context.newPage();
+  const viewport = { width: opts.width || 1280, height: opts.height || 900 };
+  const locale = opts.locale || 'en-US';
+  const reducedMotion = opts.reducedMotion ? 'reduce' : 'no-preference';
+  let context;
+  let page;
+  if (opts.own) {
+    context = await browser.newContext({ viewport, locale, reducedMotion, deviceScaleFactor: 1 });
+    leased.add(context);
+    context.on('close', () => leased.delete(context));
+    page = await context.newPage();
+  } else {
+    const ctx = await sharedContext(locale);
+    const pages = new Set();
+    const lease = async () => {
+      const p = await ctx.newPage();
+      pages.add(p);
+      await p.setViewportSize(viewport);
+      await p.emulateMedia({ reducedMotion });
+      return p;
+    };
+    page = await lease();
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send('Storage.clearDataForOrigin', {
+      origin: new URL(base).origin,
+      storageTypes: STORAGE,
+    });
+    await cdp.detach();
+    context = {
+      newPage: lease,
+      newCDPSession: (p) => ctx.newCDPSession(p),
+      pages: () => [...pages].filter((p) => !p.isClosed()),
+      close: async () => {
+        await Promise.all([...pages].map((p) => p.close().catch(() => {})));
+      },
+    };
+  }
   const errors = collectErrors(page);
   page.on('dialog', (d) => {
     errors.push(`dialog opened: ${d.message()}`);
@@ -160,6 +220,40 @@ export async function newPage(opts = {}) {
     await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
   };
   return { page, errors, context, open, base };
+}
+
+/** The file's context for one locale (a context's locale is fixed when it is made). */
+async function sharedContext(locale) {
+  const { browser, contexts } = await setup();
+  if (!contexts.has(locale))
+    contexts.set(locale, browser.newContext({ locale, deviceScaleFactor: 1 }));
+  return contexts.get(locale);
+}
+
+// axe-core's source as AxeBuilder injects it (the copy it depends on), evaluated only where the
+// frame has no axe yet: AxeBuilder evaluates it (650 KB) before every analysis, twice in legacy mode.
+const axeSource = (() => {
+  const fromBuilder = createRequire(createRequire(import.meta.url).resolve('@axe-core/playwright'));
+  return `if (!window.axe) {\n${fromBuilder('axe-core').source}\n}`;
+})();
+
+/**
+ * axe on a page, as AxeBuilder({page}) (chain include, withTags, … and call analyze()). A page with
+ * no frame inside it is checked with axe.run in the page itself (AxeBuilder's legacy mode), the
+ * same rules on the same document: the default runs axe.runPartial in every frame and then
+ * axe.finishRun in a second, blank page, which costs a page and a second copy of axe per call.
+ * A page with frames is checked the default way. axe is put in a frame once and kept there: each
+ * axe.run starts from the document as it is and clears its caches when it ends.
+ */
+export class Axe extends AxeBuilder {
+  constructor(page) {
+    super({ page, axeSource });
+    this.target = page;
+  }
+  async analyze() {
+    this.setLegacyMode(this.target.frames().length === 1);
+    return super.analyze();
+  }
 }
 
 /** Wait until the page has rendered at least once more than `before`. */

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { AxeBuilder } from '@axe-core/playwright';
 import {
   newPage,
   setup,
@@ -17,6 +16,7 @@ import {
   renders,
   waitRender,
   root,
+  Axe,
 } from './harness.mjs';
 import { STAGES, numpyPreset, parse, coreSettings } from '../../web/state.js';
 
@@ -164,7 +164,7 @@ test("the preset shows the article's program, highlights each stage's lines, and
   }
 
   // the program panel and the preset button pass axe (contrast of the highlight, the code's name)
-  const ax = await new AxeBuilder({ page })
+  const ax = await new Axe(page)
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
     .include('#program')
     .include('#input')

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadCoreNode } from '../../web/core.js';
 import { parseScores, parseTemperature, MAX_SCORES } from '../../web/views/panels/softmax-lab.js';
-import { launch, startServer, root, webDir, shotDir } from './harness.mjs';
+import { launch, startServer, root, webDir, shotDir, Axe } from './harness.mjs';
 
 const SENTENCE = '小猫吃鱼，它很开心';
 
@@ -530,10 +530,9 @@ test('softmax lab: "this sentence" row reproduces the page\'s weight row', async
 });
 
 test('accessibility: axe finds no violations on the test page (zh and en)', async () => {
-  const { default: AxeBuilder } = await import('@axe-core/playwright');
   for (const lang of ['zh', 'en']) {
     const { page, close } = await open(`?lang=${lang}`);
-    const r = await new AxeBuilder({ page }).analyze();
+    const r = await new Axe(page).analyze();
     assert.deepEqual(
       r.violations.map((v) => `${v.id}: ${v.nodes.length} (${v.nodes[0].target})`),
       [],

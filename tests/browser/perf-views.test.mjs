@@ -5,8 +5,7 @@
 //   node --test tests/browser/perf-views.test.mjs      (needs scripts/build wasm first)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
-import { newPage, setup, teardown, shot, waitSettled } from './harness.mjs';
+import { newPage, setup, teardown, shot, waitSettled, Axe } from './harness.mjs';
 import { parse, coreSettings } from '../../web/state.js';
 
 after(teardown);
@@ -156,7 +155,7 @@ test('analogy at 64 tokens: the 8 heaviest books in sentence order, and the othe
   assert.ok(elements < 1500, `${elements} elements in the analogy panel`);
   await shot(page, 'perf-analogy-64', '.panel-analogy');
 
-  const axe = await new AxeBuilder({ page })
+  const axe = await new Axe(page)
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
     .include('.panel-analogy')
     .analyze();
@@ -441,7 +440,7 @@ test('link view by keyboard: one query label in the Tab order, arrows move, Ente
     '0',
     'focus stays on the followed label',
   );
-  const axe = await new AxeBuilder({ page }).include('#arcs').analyze();
+  const axe = await new Axe(page).include('#arcs').analyze();
   assert.deepEqual(
     axe.violations.map((v) => `${v.id}: ${v.nodes.length}`),
     [],

@@ -4,8 +4,7 @@
 // its link view without the controls, in the light palette, on few pages.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { AxeBuilder } from '@axe-core/playwright';
-import { newPage, teardown, gotoStage, shot } from './harness.mjs';
+import { newPage, teardown, gotoStage, shot, Axe } from './harness.mjs';
 import { STAGES } from '../../web/state.js';
 
 after(teardown);
@@ -34,7 +33,7 @@ async function axe(page) {
         (a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity,
       ),
   );
-  const res = await new AxeBuilder({ page })
+  const res = await new Axe(page)
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
     .include('header')
     .include('#input')

@@ -281,7 +281,7 @@ test('Train runs in a worker: progress, loss curve going down, responsive page, 
 });
 
 test("with no worker the hosted page trains on its own thread, with the worker's module", async () => {
-  const { page, errors, open, context } = await newPage();
+  const { page, errors, open, context } = await newPage({ own: true });
   await context.addInitScript(() => delete globalThis.Worker);
   const asked = [];
   page.on('request', (r) => asked.push(new URL(r.url()).pathname));
@@ -314,7 +314,7 @@ test("with no worker the hosted page trains on its own thread, with the worker's
 });
 
 test("a failure is said in the learner's language with its code, never as a raw exception", async () => {
-  const { page, errors, open, context } = await newPage({ locale: 'zh-CN' });
+  const { page, errors, open, context } = await newPage({ locale: 'zh-CN', own: true });
   // the training sentences cannot be fetched (a site deployed without them)
   await context.route('**/corpus-train.tsv', (r) => r.fulfill({ status: 404, body: 'not found' }));
   await open('');
