@@ -264,8 +264,10 @@ export class Core {
     target_word: string;
     loss: number;
     probability: number;
-    d_output: Matrix;
-    heads: { d_weights: Matrix; d_scores: Matrix }[];
+    /** dLoss/dO for the row (1 x d_model). */
+    d_output: Float32Array;
+    /** Per head, dLoss/d weights and dLoss/d scores for every key of the row (1 x n each). */
+    heads: { d_weights: Float32Array; d_scores: Float32Array }[];
   };
   /** The weights a trace of (text, settings) uses, by the core's names. */
   weightArrays(

@@ -416,6 +416,12 @@ test('detail leaves out layers and guesses and nothing else; one card per model,
 
 test("one example's gradient: some head pushes 它 -> 小猫 up; a custom model round-trips", () => {
   const g = core.gradientRow('小猫吃鱼，它很开心', {}, 4, 0);
+  // as types/index.d.ts declares them: rows, not {rows, cols, data} matrices
+  assert.ok(g.d_output instanceof Float32Array);
+  for (const h of g.heads) {
+    assert.ok(h.d_weights instanceof Float32Array && h.d_scores instanceof Float32Array);
+    assert.equal(h.d_scores.length, h.d_weights.length);
+  }
   assert.equal(g.target_word, '小猫');
   assert.ok(g.probability > 0.5 && g.loss > 0);
   // a negative gradient pushes the score of 小猫 up (a head may push it down where its value

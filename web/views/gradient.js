@@ -16,10 +16,7 @@ import { isRealTrace } from '../core.js';
 /** What update draws from: the shown trace, the page state, the core's inputs.
  *  @typedef {{result: ShownTrace, state: ViewState, text: string, settings: Partial<Settings>}}
  *  GradientArgs */
-/** core.gradientRow's result as this view reads it: per head, d_scores is one row (1 × n, a
- *  Float32Array: dLoss/dScore for every key of the row).
- *  @typedef {{target_word: string, loss: number, probability: number,
- *    heads: {d_scores: Float32Array}[]}} GradientRow */
+/** core.gradientRow's result. @typedef {ReturnType<import('../../types/index.js').Core['gradientRow']>} GradientRow */
 /** A direction of a push: 'up', 'down' or 'flat'. @typedef {'up' | 'down' | 'flat'} Direction */
 
 export class GradientView {
